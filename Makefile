@@ -1,0 +1,111 @@
+# lboot build. `make` builds everything into out/; `make run` boots the demo
+# in QEMU; `make check` runs the whole test suite. Both install what they
+# need from Debian's archive first (scripts/deps.sh).
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+CC        ?= gcc
+MUSLCC    ?= musl-gcc
+CFLAGS_COMMON := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+	-Wshadow -Wvla -Isrc -Isrc/lib -Isrc/boot -Isrc/host
+HOST_CFLAGS   := $(CFLAGS_COMMON) -O2 -g
+TARGET_CFLAGS := $(CFLAGS_COMMON) -Os -static -ffunction-sections -fdata-sections \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -DLB_TARGET_BUILD
+ASAN_CFLAGS   := $(CFLAGS_COMMON) -O1 -g -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLB_TEST_BUILD
+HOST_LIBS := -llzma -lz
+
+# Pure library modules (libc only: built for host and target).
+LIB_SRC    := $(sort $(wildcard src/lib/*.c))
+# Host-only library modules (may use liblzma, zlib): UEFI images, compression.
+LIBH_SRC   := $(sort $(wildcard src/lib/uefi/*.c) $(wildcard src/host/*.c))
+# Target orchestration (libc only; also built for the host for `entries`).
+BOOT_SRC   := $(sort $(wildcard src/boot/*.c))
+CMD_SRC    := $(sort $(wildcard src/cmd/*.c))
+HOST_CMDS   := $(shell sh scripts/applets.sh files LB_HOST $(CMD_SRC))
+TARGET_CMDS := $(shell sh scripts/applets.sh files LB_TARGET $(CMD_SRC))
+
+obj = $(patsubst src/%.c,build/$(1)/%.o,$(2))
+HOST_OBJ   := $(call obj,host,$(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC) $(HOST_CMDS) src/main.c)
+TARGET_OBJ := $(call obj,target,$(LIB_SRC) $(BOOT_SRC) $(TARGET_CMDS) src/main.c)
+ASAN_OBJ   := $(call obj,asan,$(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC))
+
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN   := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRC))
+FUZZ_SRC   := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN   := $(patsubst fuzz/%.c,build/tests/%,$(FUZZ_SRC))
+
+.PHONY: all deps run check fuzz clean tests demo
+all: out/lboot out/lboot-target out/bzImage out/initramfs.cpio.xz
+
+deps:
+	@sh scripts/deps.sh
+
+# --- host CLI ---------------------------------------------------------------
+build/host/applets.h: $(CMD_SRC) Makefile
+	@mkdir -p $(@D)
+	@sh scripts/applets.sh table LB_HOST $(CMD_SRC) > $@.tmp && mv $@.tmp $@
+build/target/applets.h: $(CMD_SRC) Makefile
+	@mkdir -p $(@D)
+	@sh scripts/applets.sh table LB_TARGET $(CMD_SRC) > $@.tmp && mv $@.tmp $@
+
+build/host/%.o: src/%.c build/host/applets.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Ibuild/host -MMD -MP -c $< -o $@
+build/target/%.o: src/%.c build/target/applets.h
+	@mkdir -p $(@D)
+	$(MUSLCC) $(TARGET_CFLAGS) -Ibuild/target -MMD -MP -c $< -o $@
+build/asan/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
+
+out/lboot: $(HOST_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LIBS)
+out/lboot-target: $(TARGET_OBJ)
+	@mkdir -p $(@D)
+	$(MUSLCC) $(TARGET_CFLAGS) -Wl,--gc-sections -s -o $@ $^
+
+# --- firmware kernel (cached by config hash outside the tree) ----------------
+out/bzImage: kernel/lboot.config kernel/build.sh
+	@mkdir -p $(@D)
+	kernel/build.sh $@
+
+# --- firmware initramfs -------------------------------------------------------
+out/initramfs.cpio.xz: out/lboot out/lboot-target
+	out/lboot mkinitramfs -o $@ --init out/lboot-target
+out/initramfs-busybox.cpio.xz: out/lboot out/lboot-target
+	out/lboot mkinitramfs -o $@ --init out/lboot-target --busybox
+
+# --- tests ----------------------------------------------------------------------
+build/tests/test_%: tests/unit/test_%.c $(ASAN_OBJ) tests/unit/t.h
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -Itests/unit -o $@ $< $(ASAN_OBJ) $(HOST_LIBS)
+build/tests/fuzz_%: fuzz/fuzz_%.c fuzz/replay.c $(ASAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -o $@ $< fuzz/replay.c $(ASAN_OBJ) $(HOST_LIBS)
+tests: $(UNIT_BIN) $(FUZZ_BIN)
+
+# libFuzzer builds for real fuzzing runs: make fuzz; then build/fuzz/fuzz_X CORPUS
+fuzz: $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC)
+	@mkdir -p $(@D)
+	clang $(CFLAGS_COMMON) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC) $(HOST_LIBS)
+
+check: deps
+	$(MAKE) all tests
+	bash tests/check.sh
+
+run: deps
+	$(MAKE) all
+	bash scripts/run-demo.sh
+
+clean:
+	rm -rf build out
+
+.SECONDARY:
+.DELETE_ON_ERROR:
+# Per-component rules (DXE driver, ROM, ...) live in mk/*.mk.
+-include $(sort $(wildcard mk/*.mk))
+
+-include $(shell find build -name '*.d' 2>/dev/null)

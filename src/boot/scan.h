@@ -1,0 +1,26 @@
+/* Find every boot config on a set of filesystems and turn them into one
+ * list of entries: the code path shared by `lboot entries` (host and
+ * target) and the boot path. */
+#ifndef LB_SCAN_H
+#define LB_SCAN_H
+
+#include "entry.h"
+#include "fs.h"
+
+/*
+ * Look on filesystem `fs` for BLS type 1 entries (/loader/entries,
+ * /boot/loader/entries, with loader.conf), UKIs (/EFI/Linux/*.efi), GRUB
+ * (grub.cfg at its usual paths) and syslinux/extlinux/isolinux configs, and
+ * append the entries the installed system's bootloader would offer, in its
+ * order, exactly one marked default (the one it boots untouched). `all` is
+ * the set of every filesystem (for GRUB's search and root). Every entry's
+ * `fs` names the filesystem holding its kernel. Problems go to out->msgs.
+ */
+int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
+	       struct lb_entries *out);
+
+/* lb_scan_fs over each filesystem of `all` in order; the default of the
+ * whole list is the default of the first filesystem that has entries. */
+int lb_scan(const struct lb_fsset *all, struct lb_entries *out);
+
+#endif

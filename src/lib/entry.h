@@ -1,0 +1,71 @@
+/*
+ * The one boot entry model every config parser produces and the boot path
+ * consumes. Library code: returns negative errno, never logs, never exits.
+ */
+#ifndef LB_ENTRY_H
+#define LB_ENTRY_H
+
+#include <stddef.h>
+
+#define LB_MAX_INITRDS 16
+
+enum lb_entry_type {
+	LB_ENTRY_LINUX = 0, /* kernel + initrds + cmdline */
+	LB_ENTRY_UKI,       /* a unified kernel image: `kernel` is the PE file */
+};
+
+struct lb_entry {
+	enum lb_entry_type type;
+	char *title;      /* what the menu shows */
+	char *id;         /* stable id: BLS file stem, GRUB --id, syslinux label */
+	char *version;    /* BLS version (may be NULL) */
+	char *sort_key;   /* BLS sort-key (may be NULL) */
+	char *machine_id; /* BLS machine-id (may be NULL) */
+	char *kernel;     /* path inside the filesystem `fs` */
+	char *initrd[LB_MAX_INITRDS]; /* paths inside `fs`, in order */
+	size_t n_initrd;
+	char *cmdline;    /* may be NULL (empty) */
+	char *devicetree; /* may be NULL */
+	char *fs;         /* uuid, label or root name of the filesystem with kernel */
+	char *source;     /* "file:line" the entry came from */
+	int is_default;   /* exactly one entry in a list has it */
+	int hidden;       /* not shown in the menu (still bootable by id) */
+};
+
+struct lb_entries {
+	struct lb_entry *v;
+	size_t n, cap;
+	char **msgs;      /* diagnostics: "file:line: reason" */
+	size_t n_msgs;
+	int timeout;      /* seconds from the config, -1 when it set none */
+};
+
+#define LB_ENTRIES_INIT { .timeout = -1 }
+
+/* Allocation helpers; all return NULL / negative errno on failure. */
+char *lb_strdup(const char *s);
+char *lb_strndup(const char *s, size_t n);
+/* Set *dst to a copy of s, freeing what was there. */
+int lb_setstr(char **dst, const char *s);
+
+/* Append a zeroed entry and return it (NULL on ENOMEM). */
+struct lb_entry *lb_entries_add(struct lb_entries *l);
+/* Append a copy of e (deep), returns 0 or -ENOMEM. */
+int lb_entries_push(struct lb_entries *l, const struct lb_entry *e);
+int lb_entry_add_initrd(struct lb_entry *e, const char *path);
+int lb_entry_copy(struct lb_entry *dst, const struct lb_entry *src);
+void lb_entry_free(struct lb_entry *e);
+/* Add a diagnostic (printf format). */
+int lb_entries_msg(struct lb_entries *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Move all entries and messages of src to the end of dst. */
+int lb_entries_append(struct lb_entries *dst, struct lb_entries *src);
+/* Remove entry i (freeing it). */
+void lb_entries_remove(struct lb_entries *l, size_t i);
+void lb_entries_free(struct lb_entries *l);
+/* Mark entry i default and clear the flag on all others. */
+void lb_entries_set_default(struct lb_entries *l, size_t i);
+/* Index of the default entry, or -1. */
+long lb_entries_default(const struct lb_entries *l);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * Read-only access to the files of one or more filesystems, each a directory
+ * (a mount point on the target, any directory on the host) with an identity.
+ * Parsers reach files only through this, so the same code runs on the host
+ * (`lboot entries DIR@uuid=..`) and on the target (mounted partitions), and
+ * tests need no disk. Paths are resolved inside the root: `..` and symlinks
+ * cannot escape it.
+ */
+#ifndef LB_FS_H
+#define LB_FS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct lb_fs {
+	char *dir;    /* where it is mounted / the host directory */
+	char *uuid;   /* filesystem UUID as GRUB prints it (may be NULL) */
+	char *label;  /* filesystem label (may be NULL) */
+	char *name;   /* a display name: device (/dev/vda2) or the ROOT arg */
+	char *grub;   /* GRUB device name, "hd0,gpt2" (may be NULL) */
+	char *fstype; /* ext4, vfat, iso9660 ... (may be NULL) */
+	char *partuuid; /* GPT partition UUID (may be NULL) */
+};
+
+struct lb_fsset {
+	struct lb_fs *v;
+	size_t n;
+};
+
+/* Cap on any single file a parser reads (configs, not kernels). */
+#define LB_FS_MAX_CONFIG (4u << 20)
+
+/* The identity used in entries' `fs` field: uuid, else label, else name. */
+const char *lb_fs_ident(const struct lb_fs *fs);
+
+/* Open path (absolute inside the fs, or relative to its root) read-only,
+ * resolved inside fs->dir. Returns an fd or negative errno. */
+int lb_fs_open(const struct lb_fs *fs, const char *path);
+/* Read a whole file up to max bytes into a NUL-terminated malloc'd buffer.
+ * -EFBIG if larger. */
+int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
+	       char **buf, size_t *len);
+/* stat inside fs: 0 or negative errno. */
+int lb_fs_stat(const struct lb_fs *fs, const char *path, struct stat *st);
+/* List a directory: *names gets a sorted malloc'd array of malloc'd names
+ * (without . and ..), at most 4096 entries. */
+int lb_fs_list(const struct lb_fs *fs, const char *path, char ***names,
+	       size_t *n);
+void lb_fs_list_free(char **names, size_t n);
+
+/* Find a filesystem of the set by uuid (case-insensitive), label, grub
+ * device name or display name; NULL if none. */
+const struct lb_fs *lb_fsset_by_uuid(const struct lb_fsset *s, const char *u);
+const struct lb_fs *lb_fsset_by_label(const struct lb_fsset *s, const char *l);
+const struct lb_fs *lb_fsset_by_grub(const struct lb_fsset *s, const char *g);
+const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id);
+
+/* Parse "DIR[@key=val,key=val]" (keys: uuid, label, name, grub, type,
+ * partuuid) into fs. Returns 0 or negative errno. */
+int lb_fs_parse_spec(const char *spec, struct lb_fs *fs);
+void lb_fs_free(struct lb_fs *fs);
+void lb_fsset_free(struct lb_fsset *s);
+int lb_fsset_add(struct lb_fsset *s, const struct lb_fs *fs); /* takes ownership */
+
+#endif
