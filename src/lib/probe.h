@@ -1,0 +1,84 @@
+/*
+ * Superblock and partition table probes: pure functions on byte buffers
+ * (the first bytes of a block device), no I/O. Every offset is checked
+ * against the buffer length; a buffer that is too short for a structure
+ * means "not this format" (-ENOENT), never a read past its end.
+ */
+#ifndef LB_PROBE_H
+#define LB_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How many bytes of a device the filesystem probes look at (iso9660's
+ * primary volume descriptor ends at 34 KiB). */
+#define LB_PROBE_BYTES (64u * 1024)
+
+/* lb_probe_fs flags */
+#define LB_PROBE_DIRTY       0x1 /* ext3/4 journal needs recovery */
+#define LB_PROBE_UNSUPPORTED 0x2 /* unknown incompat features: will not mount */
+#define LB_PROBE_NOMOUNT     0x4 /* recognised but not a mountable fs (ext journal device) */
+
+struct lb_probe {
+	char type[16];   /* "ext2" "ext3" "ext4" "vfat" "iso9660" "jbd" */
+	char uuid[48];   /* as blkid/GRUB print it; "" when none */
+	char label[112]; /* UTF-8 (non-ASCII bytes of 8-bit labels become '?'); "" when none */
+	unsigned flags;  /* LB_PROBE_* */
+	unsigned fat_bits; /* vfat: 12, 16 or 32 */
+};
+
+/* Identify the filesystem at the start of buf. Returns 0 and fills *out, or
+ * -ENOENT (no known filesystem), -EINVAL (bad arguments). */
+int lb_probe_fs(const uint8_t *buf, size_t len, struct lb_probe *out);
+/* The individual probes, same contract. */
+int lb_probe_ext(const uint8_t *buf, size_t len, struct lb_probe *out);
+int lb_probe_vfat(const uint8_t *buf, size_t len, struct lb_probe *out);
+int lb_probe_iso9660(const uint8_t *buf, size_t len, struct lb_probe *out);
+
+enum lb_pt_kind { LB_PT_NONE = 0, LB_PT_MBR, LB_PT_GPT };
+
+#define LB_PT_MAX 128 /* partitions reported at most */
+
+struct lb_part {
+	unsigned num;         /* Linux/GRUB partition number (1-based) */
+	uint64_t start, size; /* in sectors of the table's sector size */
+	uint8_t mbr_type;     /* MBR: partition type byte */
+	uint64_t attrs;       /* GPT: attribute bits */
+	char type_guid[37];   /* GPT: lower-case GUID */
+	char uuid[37];        /* partition UUID: GPT unique GUID, MBR "xxxxxxxx-NN" */
+	char name[112];       /* GPT: UTF-8 partition name */
+};
+
+struct lb_ptable {
+	enum lb_pt_kind kind;
+	unsigned sector;      /* sector size used */
+	char disk_uuid[37];   /* GPT disk GUID, MBR signature "xxxxxxxx" */
+	size_t n;
+	struct lb_part v[LB_PT_MAX];
+};
+
+/*
+ * Parse the partition table at the start of a disk (buf holds its first
+ * len bytes; sector is the logical block size, 512..65536, power of 2).
+ * GPT when the MBR is protective (type 0xEE) and the primary header at
+ * LBA 1 is valid (signature, sizes, header and entry array CRC32); the entry
+ * array must lie inside buf. MBR otherwise: the 4 primary entries and, for an
+ * extended partition, the chain of logical ones as far as it lies inside
+ * buf (at most LB_PT_MAX). Returns 0 (kind LB_PT_NONE when there is no
+ * table), -EINVAL (bad arguments), -ERANGE (a GPT whose entry array is not
+ * inside buf: read more of the disk), -EBADMSG (GPT header or entries
+ * corrupt).
+ */
+int lb_probe_ptable(const uint8_t *buf, size_t len, unsigned sector,
+		    struct lb_ptable *out);
+/* Bytes of the disk needed to parse its GPT (header + entry array), from
+ * the header alone; 0 when buf holds no GPT header. Capped at 16 MiB. */
+size_t lb_probe_gpt_need(const uint8_t *buf, size_t len, unsigned sector);
+
+/* The partition of a table with a given number, or NULL. */
+const struct lb_part *lb_ptable_find(const struct lb_ptable *pt, unsigned num);
+
+/* CRC-32 (IEEE 802.3, as GPT uses it). */
+uint32_t lb_crc32(uint32_t crc, const void *buf, size_t len);
+
+#endif
