@@ -8,6 +8,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
+case $out in /*) ;; *) out=$PWD/$out ;; esac
 src=/usr/src/linux-source-6.1.tar.xz
 [ -f "$src" ] || { echo "kernel: $src missing (apt-get install linux-source-6.1)" >&2; exit 1; }
 cache=${LBOOT_CACHE:-/var/cache/lboot}
@@ -16,7 +17,7 @@ mkdir -p "$cache"
 hash=$( (cat "$here/lboot.config" "$here/build.sh"; ls -l --time-style=+%s "$src") | sha256sum | cut -c1-16)
 dir=$cache/kernel-$hash
 if [ -f "$dir/bzImage" ]; then
-  cp "$dir/bzImage" "$out.tmp" && mv "$out.tmp" "$out"
+  cp "$dir/bzImage" "$out.tmp"; mv "$out.tmp" "$out"
   echo "kernel: cached $dir/bzImage"
   exit 0
 fi
@@ -47,5 +48,5 @@ mkdir -p "$dir"
 cp .config "$dir/config"
 cp arch/x86/boot/bzImage "$dir/bzImage.tmp" && mv "$dir/bzImage.tmp" "$dir/bzImage"
 cd /; rm -rf "$work"
-cp "$dir/bzImage" "$out.tmp" && mv "$out.tmp" "$out"
+cp "$dir/bzImage" "$out.tmp"; mv "$out.tmp" "$out"
 echo "kernel: built $dir/bzImage ($(stat -c %s "$dir/bzImage") bytes)"

@@ -1,0 +1,213 @@
+# Shared helpers for QEMU end-to-end scenarios. Source it from a scenario:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   e2e_init bls                         # temp dir $T, cleanup on exit
+#   target_os                            # $TARGET_KERNEL $TARGET_INITRD (cached)
+#   mkdir -p $T/root/boot/loader/entries; cp $TARGET_KERNEL $T/root/boot/vmlinuz ...
+#   mkpart_ext4 $T/p1.img 64 $T/root ROOTFS 0b6b1c1e-...   # no root, no loop mounts
+#   mkdisk_gpt $T/disk.img $T/p1.img:linux
+#   qemu_start -drive file=$T/disk.img,format=raw,if=virtio   # boots out/bzImage + initramfs
+#   expect 'lboot-target: cmdline: .*root=LABEL=x' 120 && ok "boots" || not_ok "boots"
+#   qemu_stop
+#
+# Every check prints "ok NAME" or "not ok NAME" (tests/check.sh counts them).
+# Disk images are made with mkfs.ext4 -d, mkfs.vfat + mcopy and sfdisk on
+# image files: no root-only tricks. QEMU runs with TCG (-accel tcg).
+
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=${OUT:-$E2E_ROOT/out}
+E2E_CACHE=$E2E_ROOT/build/e2e-cache
+QEMU=${QEMU:-qemu-system-x86_64}
+E2E_FAILED=0
+
+ok() { echo "ok $E2E_NAME: $*"; }
+not_ok() { echo "not ok $E2E_NAME: $*"; E2E_FAILED=1; }
+log() { echo "# $E2E_NAME: $*"; }
+
+e2e_init() { # NAME
+	E2E_NAME=$1
+	T=$E2E_ROOT/build/e2e/$1
+	rm -rf "$T"; mkdir -p "$T"
+	QEMU_PID=
+	trap 'qemu_stop; e2e_dump_on_fail' EXIT
+	for f in "$OUT/bzImage" "$OUT/initramfs.cpio.xz" "$OUT/lboot"; do
+		[ -f "$f" ] || { not_ok "missing $f (run make)"; exit 1; }
+	done
+}
+
+e2e_dump_on_fail() {
+	if [ "$E2E_FAILED" != 0 ] && [ -f "$T/serial.log" ]; then
+		echo "# --- last 40 lines of $T/serial.log ---"
+		tail -n 40 "$T/serial.log" | tr -d '\r' | sed 's/^/# | /'
+	fi
+}
+
+# The target OS: Debian's own kernel (linux-image-amd64) and a tiny initramfs
+# whose /init prints "lboot-target: TARGET-OS-UP" and its command line, then
+# powers off. Cached in build/e2e-cache.
+target_os() {
+	mkdir -p "$E2E_CACHE"
+	TARGET_KERNEL=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n1)
+	[ -f "$TARGET_KERNEL" ] || { not_ok "no Debian kernel in /boot (apt-get install linux-image-amd64)"; exit 1; }
+	TARGET_INITRD=$E2E_CACHE/target-initrd.img
+	local src=$E2E_ROOT/tests/guest/target-init.c
+	if [ ! -f "$TARGET_INITRD" ] || [ "$src" -nt "$TARGET_INITRD" ] || [ "$OUT/lboot" -nt "$TARGET_INITRD" ]; then
+		musl-gcc -static -Os -s -o "$E2E_CACHE/target-init" "$src" || { not_ok "build target init"; exit 1; }
+		"$OUT/lboot" mkinitramfs --compress gzip -o "$TARGET_INITRD.tmp" --init "$E2E_CACHE/target-init" 2>/dev/null &&
+			mv "$TARGET_INITRD.tmp" "$TARGET_INITRD" || { not_ok "build target initrd"; exit 1; }
+	fi
+}
+
+# mkpart_ext4 IMG SIZE_MB DIR [LABEL] [UUID]
+mkpart_ext4() {
+	local img=$1 mb=$2 dir=$3 label=${4:-} uuid=${5:-}
+	rm -f "$img"
+	mkfs.ext4 -q -F ${label:+-L "$label"} ${uuid:+-U "$uuid"} -d "$dir" "$img" "${mb}M" ||
+		{ not_ok "mkfs.ext4 $img"; exit 1; }
+}
+
+# mkpart_vfat IMG SIZE_MB DIR [LABEL] [VOLID(hex, 8 digits)]
+mkpart_vfat() {
+	local img=$1 mb=$2 dir=$3 label=${4:-} volid=${5:-}
+	rm -f "$img"
+	mkfs.vfat -C ${label:+-n "$label"} ${volid:+-i "$volid"} "$img" $((mb * 1024)) >/dev/null ||
+		{ not_ok "mkfs.vfat $img"; exit 1; }
+	if [ -n "$(ls -A "$dir")" ]; then
+		MTOOLS_SKIP_CHECK=1 mcopy -s -i "$img" "$dir"/* :: || { not_ok "mcopy into $img"; exit 1; }
+	fi
+}
+
+# mkdisk_gpt OUT PART.img[:TYPE[:NAME]]...   TYPE: linux (default), esp, or a GUID
+mkdisk_gpt() {
+	local out=$1; shift
+	local total=2 spec="label: gpt"$'\n' p img type name sz off=1
+	for p in "$@"; do
+		img=${p%%:*}
+		sz=$(( ($(stat -c %s "$img") + 1048575) / 1048576 ))
+		total=$((total + sz))
+	done
+	rm -f "$out"
+	truncate -s $((total + 1))M "$out"
+	for p in "$@"; do
+		IFS=: read -r img type name <<<"$p"
+		case ${type:-linux} in
+		linux) type=0FC63DAF-8483-4772-8E79-3D69D8477DE4 ;;
+		esp) type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B ;;
+		xbootldr) type=BC13C2FF-59E6-4262-A352-B275FD6F7172 ;;
+		esac
+		sz=$(( ($(stat -c %s "$img") + 1048575) / 1048576 ))
+		spec+="start=$((off * 2048)), size=$((sz * 2048)), type=$type${name:+, name=\"$name\"}"$'\n'
+		off=$((off + sz))
+	done
+	printf '%s' "$spec" | sfdisk -q "$out" >/dev/null || { not_ok "sfdisk $out"; exit 1; }
+	off=1
+	for p in "$@"; do
+		img=${p%%:*}
+		sz=$(( ($(stat -c %s "$img") + 1048575) / 1048576 ))
+		dd if="$img" of="$out" bs=1M seek=$off conv=notrunc status=none
+		off=$((off + sz))
+	done
+}
+
+# mkdisk_mbr OUT PART.img...  (type 83 Linux)
+mkdisk_mbr() {
+	local out=$1; shift
+	local total=2 spec="label: dos"$'\n' p sz off=1
+	for p in "$@"; do total=$((total + ($(stat -c %s "$p") + 1048575) / 1048576)); done
+	rm -f "$out"; truncate -s $((total + 1))M "$out"
+	for p in "$@"; do
+		sz=$(( ($(stat -c %s "$p") + 1048575) / 1048576 ))
+		spec+="start=$((off * 2048)), size=$((sz * 2048)), type=83"$'\n'
+		off=$((off + sz))
+	done
+	printf '%s' "$spec" | sfdisk -q "$out" >/dev/null || { not_ok "sfdisk $out"; exit 1; }
+	off=1
+	for p in "$@"; do
+		sz=$(( ($(stat -c %s "$p") + 1048575) / 1048576 ))
+		dd if="$p" of="$out" bs=1M seek=$off conv=notrunc status=none
+		off=$((off + sz))
+	done
+}
+
+# qemu_start [QEMU ARGS...]: boots the firmware kernel + initramfs directly
+# (E2E_APPEND adds kernel arguments; default lboot.timeout=0). With
+# E2E_FIRMWARE=path, boots that ROM from pflash instead (q35), with
+# E2E_VARS as unit 1. Serial goes to $T/serial.log; `send` writes to it.
+qemu_start() {
+	local -a base
+	rm -f "$T/serial.in" "$T/serial.out" "$T/serial.log"
+	mkfifo "$T/serial.in" "$T/serial.out"
+	if [ -n "${E2E_FIRMWARE:-}" ]; then
+		base=(-machine q35 -drive "if=pflash,format=raw,unit=0,readonly=on,file=$E2E_FIRMWARE")
+		if [ -n "${E2E_VARS:-}" ]; then
+			cp "$E2E_VARS" "$T/vars.fd"
+			base+=(-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd")
+		fi
+	else
+		base=(-machine "${E2E_MACHINE:-q35}" -kernel "$OUT/bzImage" -initrd "${E2E_INITRD:-$OUT/initramfs.cpio.xz}"
+		      -append "console=ttyS0,115200 panic=-1 ${E2E_APPEND-lboot.timeout=0}")
+	fi
+	"$QEMU" -accel tcg -m "${E2E_MEM:-1024}" -smp 1 -nographic -no-reboot \
+		-monitor none -serial "pipe:$T/serial" -nic none \
+		"${base[@]}" "$@" >"$T/qemu.log" 2>&1 &
+	QEMU_PID=$!
+	cat "$T/serial.out" >"$T/serial.log" &
+	E2E_CAT=$!
+	# read-write open never blocks, and keeps QEMU from seeing EOF
+	exec {E2E_IN}<>"$T/serial.in"
+	E2E_T0=$(date +%s.%N)
+}
+
+# send STRING: type characters on the serial console (printf format).
+send() { printf "$@" >&"$E2E_IN"; }
+
+# expect REGEX [TIMEOUT_S]: wait until the serial log matches (extended regex).
+expect() {
+	local re=$1 t=${2:-180} end
+	end=$(( $(date +%s) + t ))
+	while :; do
+		if tr -d '\r' <"$T/serial.log" 2>/dev/null | grep -Eq -- "$re"; then
+			return 0
+		fi
+		if [ -n "$QEMU_PID" ] && ! kill -0 "$QEMU_PID" 2>/dev/null; then
+			sleep 0.3
+			tr -d '\r' <"$T/serial.log" 2>/dev/null | grep -Eq -- "$re" && return 0
+			log "QEMU exited before /$re/ appeared"
+			return 1
+		fi
+		[ "$(date +%s)" -ge "$end" ] && { log "timeout ${t}s waiting for /$re/"; return 1; }
+		sleep 0.2
+	done
+}
+
+# expect_not REGEX: the log does not match (checked now).
+expect_not() { ! tr -d '\r' <"$T/serial.log" | grep -Eq -- "$1"; }
+
+# seconds since qemu_start
+elapsed() { echo "$(date +%s.%N) $E2E_T0" | awk '{printf "%.2f", $1 - $2}'; }
+
+# wait for QEMU to exit by itself (the target OS powers off), max TIMEOUT s
+qemu_wait() {
+	local t=${1:-60} i=0
+	while [ -n "$QEMU_PID" ] && kill -0 "$QEMU_PID" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt $((t * 5)) ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+qemu_stop() {
+	if [ -n "${QEMU_PID:-}" ]; then
+		kill "$QEMU_PID" 2>/dev/null
+		wait "$QEMU_PID" 2>/dev/null
+		QEMU_PID=
+	fi
+	[ -n "${E2E_IN:-}" ] && exec {E2E_IN}>&- 2>/dev/null
+	E2E_IN=
+	if [ -n "${E2E_CAT:-}" ]; then
+		kill "$E2E_CAT" 2>/dev/null; wait "$E2E_CAT" 2>/dev/null; E2E_CAT=
+	fi
+}
+
+# e2e_done: exit status for the scenario
+e2e_done() { exit "$E2E_FAILED"; }
