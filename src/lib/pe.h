@@ -1,0 +1,49 @@
+/* PE/COFF image reader (headers and section table), every offset checked.
+ * Library code: negative errno, never logs. */
+#ifndef LB_PE_H
+#define LB_PE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LB_PE_MAX_SECTIONS 96 /* the PE/COFF specification's limit */
+
+#define LB_PE_MACHINE_I386  0x014c
+#define LB_PE_MACHINE_AMD64 0x8664
+#define LB_PE_MACHINE_ARM64 0xaa64
+
+struct lb_pe_section {
+	char name[9];      /* NUL-terminated short name */
+	uint32_t vsize, vaddr, raw_size, raw_off, flags;
+};
+
+struct lb_pe {
+	uint16_t machine;
+	int pe32plus;              /* optional header magic 0x20b */
+	uint16_t subsystem;
+	uint32_t entry;            /* AddressOfEntryPoint */
+	uint64_t image_base;
+	uint32_t size_of_image, size_of_headers;
+	uint32_t section_alignment, file_alignment;
+	size_t n_sections;
+	struct lb_pe_section sec[LB_PE_MAX_SECTIONS];
+};
+
+/*
+ * Parse the headers at the start of an image. `buf`/`len` hold at least the
+ * headers (the whole file or its first bytes); `file_size` is the size of the
+ * whole file, against which every section's raw data is checked. Returns 0,
+ * -EINVAL when it is not a well-formed PE image.
+ */
+int lb_pe_parse(const uint8_t *buf, size_t len, uint64_t file_size,
+		struct lb_pe *pe);
+
+/* The first section with this name, or NULL. */
+const struct lb_pe_section *lb_pe_find(const struct lb_pe *pe,
+				       const char *name);
+
+/* File span of a section's data: the raw data, cut to VirtualSize when that
+ * is smaller and nonzero (raw data is padded to FileAlignment). */
+void lb_pe_span(const struct lb_pe_section *s, uint64_t *off, uint64_t *len);
+
+#endif
