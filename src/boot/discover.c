@@ -1,0 +1,557 @@
+/* Block device discovery: sysfs enumeration, probes, read-only mounts. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "discover.h"
+#include "probe.h"
+
+#define MAX_DEVS 512
+#define MAX_HEAD (16u << 20)
+
+static const char *or_def(const char *s, const char *d)
+{
+	return s && *s ? s : d;
+}
+
+int lb_devname_cmp(const char *a, const char *b)
+{
+	/* runs of digits compare as numbers, runs of letters by length and
+	 * then bytes (kernel letter suffixes count like sda..sdz, sdaa) */
+	while (*a && *b) {
+		size_t la = 0, lb = 0;
+		int da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
+
+		if (da != db)
+			return da ? -1 : 1;
+		if (da) {
+			while (*a == '0' && isdigit((unsigned char)a[1]))
+				a++;
+			while (*b == '0' && isdigit((unsigned char)b[1]))
+				b++;
+			while (isdigit((unsigned char)a[la]))
+				la++;
+			while (isdigit((unsigned char)b[lb]))
+				lb++;
+		} else {
+			while (a[la] && !isdigit((unsigned char)a[la]))
+				la++;
+			while (b[lb] && !isdigit((unsigned char)b[lb]))
+				lb++;
+		}
+		if (la != lb)
+			return la < lb ? -1 : 1;
+		int c = memcmp(a, b, la);
+		if (c)
+			return c < 0 ? -1 : 1;
+		a += la;
+		b += lb;
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+/* Read a small sysfs attribute into buf (trailing newline cut). */
+static int read_attr(const char *dir, const char *name, const char *attr,
+		     char *buf, size_t sz)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", dir, name, attr) >= sizeof(path))
+		return -ENAMETOOLONG;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+static int read_u64(const char *dir, const char *name, const char *attr,
+		    uint64_t *v)
+{
+	char b[64], *end;
+	unsigned long long x;
+	int r;
+
+	if ((r = read_attr(dir, name, attr, b, sizeof(b))))
+		return r;
+	errno = 0;
+	x = strtoull(b, &end, 10);
+	if (errno || end == b || *end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+static int skip_name(const char *n)
+{
+	return !strncmp(n, "ram", 3) || !strncmp(n, "zram", 4) ||
+	       !strncmp(n, "mtdblock", 8) || n[0] == '.';
+}
+
+static int cmp_dev(const void *pa, const void *pb)
+{
+	const struct lb_blkdev *a = pa, *b = pb;
+	int c = lb_devname_cmp(a->disk, b->disk);
+
+	if (c)
+		return c;
+	if (a->partno != b->partno)
+		return a->partno < b->partno ? -1 : 1;
+	return lb_devname_cmp(a->name, b->name);
+}
+
+int lb_discover_list(const char *sysfs, struct lb_blkdev **out, size_t *n)
+{
+	struct lb_blkdev *v = NULL;
+	size_t k = 0, cap = 0;
+	struct dirent *d;
+	DIR *dir;
+
+	sysfs = or_def(sysfs, "/sys/class/block");
+	if (!(dir = opendir(sysfs)))
+		return -errno;
+	while ((d = readdir(dir))) {
+		char path[PATH_MAX], real[PATH_MAX], b[32];
+		struct lb_blkdev dev;
+		uint64_t v64;
+
+		if (skip_name(d->d_name) || strlen(d->d_name) >= sizeof(dev.name))
+			continue;
+		memset(&dev, 0, sizeof(dev));
+		strcpy(dev.name, d->d_name);
+		if (read_u64(sysfs, d->d_name, "size", &dev.size) || !dev.size)
+			continue;
+		if (!read_u64(sysfs, d->d_name, "partition", &v64)) {
+			char *slash;
+
+			if (!v64 || v64 > 100000)
+				continue;
+			dev.partno = (unsigned)v64;
+			/* the parent directory of a partition is its disk */
+			if ((size_t)snprintf(path, sizeof(path), "%s/%s", sysfs,
+					     d->d_name) >= sizeof(path) ||
+			    !realpath(path, real) || !(slash = strrchr(real, '/')))
+				continue;
+			*slash = 0;
+			if (!(slash = strrchr(real, '/')) ||
+			    strlen(slash + 1) >= sizeof(dev.disk))
+				continue;
+			strcpy(dev.disk, slash + 1);
+		} else {
+			strcpy(dev.disk, dev.name);
+		}
+		if (!read_attr(sysfs, d->d_name, "dev", b, sizeof(b))) {
+			unsigned ma, mi;
+			if (sscanf(b, "%u:%u", &ma, &mi) == 2) {
+				dev.dev_major = ma;
+				dev.dev_minor = mi;
+			}
+		}
+		if (k >= MAX_DEVS)
+			break;
+		if (k == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct lb_blkdev *nv = realloc(v, nc * sizeof(*v));
+			if (!nv) {
+				closedir(dir);
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[k++] = dev;
+	}
+	closedir(dir);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_dev);
+	/* disk indexes; a partition whose disk is not listed is dropped */
+	{
+		size_t w = 0;
+		unsigned idx = 0;
+		long last_disk = -1;
+
+		for (size_t i = 0; i < k; i++) {
+			if (!v[i].partno) {
+				v[i].disk_idx = idx++;
+				last_disk = (long)w;
+				v[w++] = v[i];
+			} else if (last_disk >= 0 &&
+				   !strcmp(v[last_disk].name, v[i].disk)) {
+				v[i].disk_idx = v[last_disk].disk_idx;
+				v[last_disk].has_parts = 1;
+				v[w++] = v[i];
+			}
+		}
+		k = w;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* a cheap fingerprint of the device list */
+static int snapshot(const char *sysfs, uint64_t *hash, size_t *n, size_t *disks)
+{
+	struct lb_blkdev *v;
+	uint64_t h = 1469598103934665603ull;
+	int r;
+
+	if ((r = lb_discover_list(sysfs, &v, n)))
+		return r;
+	*disks = 0;
+	for (size_t i = 0; i < *n; i++) {
+		for (const char *p = v[i].name; *p; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		h = (h ^ v[i].size) * 1099511628211ull;
+		h = (h ^ '/') * 1099511628211ull;
+		if (!v[i].partno)
+			(*disks)++;
+	}
+	free(v);
+	*hash = h;
+	return 0;
+}
+
+size_t lb_discover_wait(const char *sysfs, int wait_ms, int stable_ms)
+{
+	long start = now_ms(), since = start;
+	uint64_t h = 0, prev = 0;
+	size_t n = 0, disks = 0;
+	int have = 0;
+
+	if (stable_ms <= 0)
+		stable_ms = 1000;
+	for (;;) {
+		long t;
+
+		if (snapshot(sysfs, &h, &n, &disks))
+			n = disks = 0, h = 0;
+		t = now_ms();
+		if (!have || h != prev) {
+			prev = h;
+			since = t;
+			have = 1;
+		}
+		if (disks && t - since >= stable_ms)
+			break;
+		if (t - start >= wait_ms)
+			break;
+		struct timespec ts = { 0, 100 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return n;
+}
+
+/* pread the first `want` bytes (fewer on a short device). */
+static int read_head(int fd, uint8_t *buf, size_t want, size_t *got)
+{
+	size_t n = 0;
+
+	while (n < want) {
+		ssize_t r = pread(fd, buf + n, want - n, (off_t)n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (n)
+				break;
+			return -errno;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	*got = n;
+	return 0;
+}
+
+static int open_dev(const char *devdir, const struct lb_blkdev *d, char *path,
+		    size_t pathsz)
+{
+	int fd;
+
+	if ((size_t)snprintf(path, pathsz, "%s/%s", devdir, d->name) >= pathsz)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && (d->dev_major || d->dev_minor)) {
+		/* no devtmpfs node (yet): make one */
+		if (mknod(path, S_IFBLK | 0600, makedev(d->dev_major, d->dev_minor)) == 0 ||
+		    errno == EEXIST)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static int mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	memcpy(tmp, path, n + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static const char *mount_reason(int err)
+{
+	switch (err) {
+	case EINVAL:
+		return "invalid or unsupported filesystem (EINVAL)";
+	case EUCLEAN:
+		return "filesystem corrupt (EUCLEAN)";
+	case ENODEV:
+		return "filesystem type not supported by the kernel (ENODEV)";
+	case EIO:
+		return "I/O error (EIO)";
+	default:
+		return strerror(err);
+	}
+}
+
+#define MNT_FLAGS (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+static int do_mount(const char *devpath, const char *dir,
+		    const struct lb_probe *p)
+{
+	int ext = !strncmp(p->type, "ext", 3);
+
+	if (ext) {
+		/* never write to the disk: a journal that needs recovery is
+		 * not replayed (noload); a clean one mounts as is */
+		if (p->flags & LB_PROBE_DIRTY) {
+			if (!mount(devpath, dir, "ext4", MNT_FLAGS, "noload"))
+				return 0;
+			return -errno;
+		}
+		if (!mount(devpath, dir, "ext4", MNT_FLAGS, NULL))
+			return 0;
+		int e = errno;
+		if (!mount(devpath, dir, "ext4", MNT_FLAGS, "noload"))
+			return 0;
+		if (!mount(devpath, dir, p->type, MNT_FLAGS, NULL))
+			return 0;
+		return -e;
+	}
+	if (!mount(devpath, dir, p->type, MNT_FLAGS, NULL))
+		return 0;
+	return -errno;
+}
+
+static int set_str(char **dst, const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	return (*dst = strdup(s)) ? 0 : -ENOMEM;
+}
+
+static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(FILE *log, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log)
+		return;
+	va_start(ap, fmt);
+	vfprintf(log, fmt, ap);
+	va_end(ap);
+	fflush(log);
+}
+
+int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
+		size_t *n_devices)
+{
+	const char *sysfs = or_def(o->sysfs, "/sys/class/block");
+	const char *devdir = or_def(o->dev, "/dev");
+	const char *mnt = or_def(o->mnt, "/run/lboot/mnt");
+	struct lb_ptable *pt = NULL;
+	struct lb_blkdev *devs = NULL;
+	size_t n = 0, pt_disk = (size_t)-1;
+	uint8_t *head = NULL;
+	int r;
+
+	*n_devices = 0;
+	if (o->wait_ms > 0)
+		lb_discover_wait(sysfs, o->wait_ms, o->stable_ms);
+	if ((r = lb_discover_list(sysfs, &devs, &n)))
+		return r;
+	if (!(pt = malloc(sizeof(*pt))) || !(head = malloc(LB_PROBE_BYTES))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	*n_devices = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct lb_blkdev *d = &devs[i];
+		char devpath[PATH_MAX], dir[PATH_MAX], grub[96];
+		struct lb_probe p;
+		struct lb_fs fs;
+		size_t got = 0;
+		int fd;
+
+		fd = open_dev(devdir, d, devpath, sizeof(devpath));
+		if (fd < 0) {
+			logf_(o->log, "lboot: %s/%s: cannot open: %s\n", devdir,
+			      d->name, strerror(-fd));
+			continue;
+		}
+		r = read_head(fd, head, LB_PROBE_BYTES, &got);
+		if (r) {
+			logf_(o->log, "lboot: %s: cannot read: %s\n", devpath,
+			      strerror(-r));
+			close(fd);
+			continue;
+		}
+		if (!d->partno) {
+			/* the disk: its partition table names the partitions */
+			uint64_t lbs = 512;
+			char sub[96];
+
+			snprintf(sub, sizeof(sub), "queue/logical_block_size");
+			if (read_u64(sysfs, d->name, sub, &lbs) || lbs < 512 ||
+			    lbs > 65536 || (lbs & (lbs - 1)))
+				lbs = 512;
+			pt_disk = i;
+			r = lb_probe_ptable(head, got, (unsigned)lbs, pt);
+			if (r == -ERANGE) {
+				size_t need = lb_probe_gpt_need(head, got, (unsigned)lbs);
+				uint8_t *big = need && need <= MAX_HEAD ? malloc(need) : NULL;
+				size_t g2;
+
+				r = -EBADMSG;
+				if (big && !read_head(fd, big, need, &g2))
+					r = lb_probe_ptable(big, g2, (unsigned)lbs, pt);
+				free(big);
+			}
+			if (r) {
+				logf_(o->log, "lboot: %s: partition table unreadable: %s\n",
+				      devpath, strerror(-r));
+				pt->kind = LB_PT_NONE;
+				pt->n = 0;
+			}
+			if (d->has_parts) {
+				logf_(o->log, "lboot: disk %s (hd%u): %s partition table\n",
+				      devpath, d->disk_idx,
+				      pt->kind == LB_PT_GPT ? "gpt" :
+				      pt->kind == LB_PT_MBR ? "msdos" : "unknown");
+				close(fd);
+				continue;
+			}
+		}
+		close(fd);
+		if (lb_probe_fs(head, got, &p)) {
+			logf_(o->log, "lboot: %s: no known filesystem\n", devpath);
+			continue;
+		}
+		if (d->partno) {
+			const char *kind = "";
+			if (pt_disk < n && !strcmp(devs[pt_disk].name, d->disk))
+				kind = pt->kind == LB_PT_GPT ? "gpt" :
+				       pt->kind == LB_PT_MBR ? "msdos" : "";
+			snprintf(grub, sizeof(grub), "hd%u,%s%u", d->disk_idx, kind,
+				 d->partno);
+		} else {
+			snprintf(grub, sizeof(grub), "hd%u", d->disk_idx);
+		}
+		logf_(o->log, "lboot: found %s %s uuid=%s label=%s (%s)%s\n", devpath,
+		      p.type, p.uuid[0] ? p.uuid : "-", p.label[0] ? p.label : "-",
+		      grub, p.flags & LB_PROBE_DIRTY ? " journal needs recovery: not replayed" : "");
+		if (p.flags & (LB_PROBE_NOMOUNT | LB_PROBE_UNSUPPORTED)) {
+			logf_(o->log, "lboot: %s: %s: skipped: %s\n", devpath, p.type,
+			      p.flags & LB_PROBE_NOMOUNT ? "not a mountable filesystem"
+							 : "unsupported incompatible features");
+			continue;
+		}
+		memset(&fs, 0, sizeof(fs));
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", mnt, d->name) >= sizeof(dir))
+			continue;
+		if (!o->no_mount) {
+			if ((r = mkdir_p(dir))) {
+				logf_(o->log, "lboot: %s: %s: cannot create %s: %s\n",
+				      devpath, p.type, dir, strerror(-r));
+				continue;
+			}
+			/* a rescan finds earlier mounts: drop them first */
+			umount2(dir, MNT_DETACH);
+			if ((r = do_mount(devpath, dir, &p))) {
+				logf_(o->log, "lboot: %s: %s: mount failed: %s\n",
+				      devpath, p.type, mount_reason(-r));
+				rmdir(dir);
+				continue;
+			}
+		}
+		if ((!o->no_mount && set_str(&fs.dir, dir)) ||
+		    set_str(&fs.uuid, p.uuid) || set_str(&fs.label, p.label) ||
+		    set_str(&fs.name, devpath) || set_str(&fs.grub, grub) ||
+		    set_str(&fs.fstype, p.type)) {
+			lb_fs_free(&fs);
+			r = -ENOMEM;
+			goto out;
+		}
+		if (d->partno && pt_disk < n && !strcmp(devs[pt_disk].name, d->disk)) {
+			const struct lb_part *part = lb_ptable_find(pt, d->partno);
+			if (part && set_str(&fs.partuuid, part->uuid)) {
+				lb_fs_free(&fs);
+				r = -ENOMEM;
+				goto out;
+			}
+		}
+		if ((r = lb_fsset_add(set, &fs))) {
+			if (fs.dir && !o->no_mount)
+				umount2(fs.dir, MNT_DETACH);
+			lb_fs_free(&fs);
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	free(head);
+	free(pt);
+	free(devs);
+	return r;
+}
+
+void lb_discover_release(struct lb_fsset *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].dir) {
+			umount2(set->v[i].dir, MNT_DETACH);
+			rmdir(set->v[i].dir);
+		}
+	lb_fsset_free(set);
+}

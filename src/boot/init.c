@@ -1,0 +1,418 @@
+/* Boot flow and PID 1. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "discover.h"
+#include "init.h"
+#include "kexec.h"
+#include "menu.h"
+#include "scan.h"
+
+/* weak until src/boot/scan.c lands in the tree (TODO: drop when it has) */
+extern __typeof__(lb_scan) lb_scan __attribute__((weak));
+
+void lb_boot_opts_init(struct lb_boot_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->timeout = -1;
+	o->wait = LB_DEFAULT_WAIT;
+}
+
+static int parse_secs(const char *v, int *out)
+{
+	char *end;
+	long x;
+
+	if (!*v)
+		return -EINVAL;
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || *end || x < 0 || x > 86400)
+		return -EINVAL;
+	*out = (int)x;
+	return 0;
+}
+
+int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
+{
+	const char *p = cmdline;
+	int n = 0;
+
+	while (p && *p) {
+		char tok[256];
+		size_t k = 0;
+		int quoted = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		while (*p && (quoted || (*p != ' ' && *p != '\t' && *p != '\n'))) {
+			if (*p == '"')
+				quoted = !quoted;
+			else if (k + 1 < sizeof(tok))
+				tok[k++] = *p;
+			p++;
+		}
+		tok[k] = 0;
+		if (!strncmp(tok, "lboot.timeout=", 14)) {
+			if (!parse_secs(tok + 14, &o->timeout))
+				n++;
+		} else if (!strncmp(tok, "lboot.wait=", 11)) {
+			if (!parse_secs(tok + 11, &o->wait))
+				n++;
+		} else if (!strncmp(tok, "lboot.default=", 14)) {
+			size_t l = strlen(tok + 14);
+			if (l >= sizeof(o->default_sel))
+				l = sizeof(o->default_sel) - 1;
+			memcpy(o->default_sel, tok + 14, l);
+			o->default_sel[l] = 0;
+			n++;
+		} else if (!strcmp(tok, "lboot.debug") || !strcmp(tok, "lboot.debug=1")) {
+			o->debug = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+int lb_boot_select_default(struct lb_entries *l, const char *sel)
+{
+	char *end;
+	long v;
+
+	if (!sel || !*sel)
+		return -EINVAL;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].id && !strcmp(l->v[i].id, sel)) {
+			lb_entries_set_default(l, i);
+			return 0;
+		}
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].title && !strcmp(l->v[i].title, sel)) {
+			lb_entries_set_default(l, i);
+			return 0;
+		}
+	errno = 0;
+	v = strtol(sel, &end, 10);
+	if (!errno && !*end && v >= 0 && (size_t)v < l->n) {
+		lb_entries_set_default(l, (size_t)v);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+/* one line per config file: "lboot: FILE on DEVICE: N entries" */
+static void report_configs(const struct lb_entries *l, const struct lb_fsset *set,
+			   int debug)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const char *si = l->v[i].source ? l->v[i].source : "?";
+		const char *ci = strrchr(si, ':');
+		size_t li = ci ? (size_t)(ci - si) : strlen(si), count = 0;
+		int seen = 0;
+
+		for (size_t j = 0; j < l->n; j++) {
+			const char *sj = l->v[j].source ? l->v[j].source : "?";
+			const char *cj = strrchr(sj, ':');
+			size_t lj = cj ? (size_t)(cj - sj) : strlen(sj);
+			int same = li == lj && !memcmp(si, sj, li) &&
+				   !strcmp(lb_entry_device(set, &l->v[i]),
+					   lb_entry_device(set, &l->v[j]));
+			if (same && j < i) {
+				seen = 1;
+				break;
+			}
+			count += same;
+		}
+		if (!seen)
+			say("lboot: config %.*s on %s: %zu entr%s\n", (int)li, si,
+			    lb_entry_device(set, &l->v[i]), count, count == 1 ? "y" : "ies");
+	}
+	for (size_t i = 0; i < l->n_msgs; i++)
+		say("lboot: %s\n", l->msgs[i]);
+	if (debug)
+		for (size_t i = 0; i < l->n; i++) {
+			const struct lb_entry *e = &l->v[i];
+			say("lboot: entry %zu%s: '%s' id=%s fs=%s kernel=%s initrds=%zu cmdline=%s%s\n",
+			    i, e->is_default ? " (default)" : "", e->title ? e->title : "",
+			    e->id ? e->id : "-", e->fs ? e->fs : "-",
+			    e->kernel ? e->kernel : "-", e->n_initrd,
+			    e->cmdline ? e->cmdline : "", e->hidden ? " hidden" : "");
+		}
+}
+
+/* Load and jump; returns only on failure (or after a dry run: 0). */
+static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
+		     const struct lb_entry *e, const char *cmdline)
+{
+	struct lb_kexec_req rq = {
+		.set = set, .entry = e, .cmdline = cmdline,
+		.dry_run = o->dry_run, .log = stdout,
+	};
+	char why[512];
+	int r = lb_kexec_load(&rq, why, sizeof(why));
+
+	if (!r) {
+		if (o->dry_run)
+			return 0;
+		r = lb_kexec_exec();
+		snprintf(why, sizeof(why), "reboot(KEXEC): %s", strerror(-r));
+	}
+	say("lboot: boot failed: %s (%s): %s\n", e->title ? e->title : "?",
+	    lb_entry_device(set, e), why);
+	return r ? r : -EIO;
+}
+
+/* The default first, then every other shown entry in list order. */
+static int try_all(const struct lb_boot_opts *o, const struct lb_fsset *set,
+		   const struct lb_entries *l)
+{
+	long d = lb_entries_default(l);
+
+	if (d < 0)
+		d = 0;
+	if (!try_entry(o, set, &l->v[d], NULL))
+		return 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if ((long)i == d || l->v[i].hidden)
+			continue;
+		if (!try_entry(o, set, &l->v[i], NULL))
+			return 0;
+	}
+	say("lboot: every entry failed to boot\n");
+	return -ENOEXEC;
+}
+
+int lb_boot_run(const struct lb_boot_opts *o)
+{
+	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh", .pid1 = o->pid1 };
+	int interactive = o->recovery, scan = !o->recovery, first = 1;
+
+	for (;;) {
+		struct lb_discover_opts dopts = {
+			.mnt = o->mnt, .wait_ms = (first ? o->wait : 1) * 1000,
+			.stable_ms = 1000, .log = stdout,
+		};
+		struct lb_entries l = LB_ENTRIES_INIT;
+		struct lb_fsset set = { 0 };
+		size_t ndev = 0;
+		int timeout, r, rescan = 0;
+
+		if (scan) {
+			say("lboot: looking for block devices (up to %d s)\n",
+			    first ? o->wait : 1);
+			if ((r = lb_discover(&dopts, &set, &ndev)))
+				say("lboot: device discovery: %s\n", strerror(-r));
+			if (!lb_scan)
+				say("lboot: scanning configs: not built in\n");
+			else if ((r = lb_scan(&set, &l)))
+				say("lboot: scanning configs: %s\n", strerror(-r));
+			report_configs(&l, &set, o->debug);
+			if (o->default_sel[0] && l.n &&
+			    lb_boot_select_default(&l, o->default_sel))
+				say("lboot: lboot.default=%s: no such entry, keeping the configured default\n",
+				    o->default_sel);
+			if (!l.n)
+				say("lboot: no bootable entries found on %zu devices\n", ndev);
+		}
+		first = 0;
+		scan = 1;
+		timeout = o->timeout >= 0 ? o->timeout : l.timeout >= 0 ? l.timeout :
+			  LB_DEFAULT_TIMEOUT;
+		if (interactive || !l.n)
+			timeout = -1;
+
+		if (timeout == 0) {
+			if (!try_all(o, &set, &l) && o->dry_run)
+				goto done_ok;
+			timeout = -1;
+		}
+		while (!rescan) {
+			struct lb_menu_result res;
+
+			if ((r = lb_menu_run(&m, &l, &set, timeout, &res))) {
+				say("lboot: menu: %s\n", strerror(-r));
+				sleep(1);
+				continue;
+			}
+			timeout = -1;
+			switch (res.action) {
+			case LB_MENU_AUTO:
+				if (!try_all(o, &set, &l) && o->dry_run)
+					goto done_ok;
+				break;
+			case LB_MENU_BOOT:
+				r = res.index < l.n ? try_entry(o, &set, &l.v[res.index], res.cmdline) : -EINVAL;
+				free(res.cmdline);
+				if (!r && o->dry_run)
+					goto done_ok;
+				break;
+			case LB_MENU_RESCAN:
+				rescan = 1;
+				break;
+			case LB_MENU_REBOOT:
+			case LB_MENU_POWEROFF:
+				if (o->dry_run) {
+					say("lboot: dry run: not %s\n",
+					    res.action == LB_MENU_REBOOT ? "rebooting" : "powering off");
+					break;
+				}
+				r = lb_reboot(res.action == LB_MENU_REBOOT ?
+					      LB_LINUX_REBOOT_CMD_RESTART :
+					      LB_LINUX_REBOOT_CMD_POWER_OFF);
+				say("lboot: %s failed: %s\n",
+				    res.action == LB_MENU_REBOOT ? "reboot" : "power off",
+				    strerror(-r));
+				break;
+			case LB_MENU_EOF:
+				if (!o->pid1) {
+					lb_entries_free(&l);
+					lb_discover_release(&set);
+					return 1;
+				}
+				sleep(1);
+				break;
+			}
+		}
+		interactive = 1;
+		lb_entries_free(&l);
+		lb_discover_release(&set);
+		continue;
+done_ok:
+		lb_entries_free(&l);
+		lb_discover_release(&set);
+		return 0;
+	}
+}
+
+/* --- PID 1 --------------------------------------------------------------- */
+
+static void mount_one(const char *src, const char *dir, const char *type,
+		      unsigned long flags, const char *data)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, flags, data) < 0 && errno != EBUSY)
+		say("lboot: mount %s on %s: %s\n", type, dir, strerror(errno));
+}
+
+static void setup(void)
+{
+	int fd;
+
+	mount_one("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	mount_one("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	mount_one("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
+	mount_one("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755");
+	mkdir("/tmp", 01777);
+	setsid();
+	fd = open("/dev/console", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin", 1);
+	setenv("HOME", "/", 1);
+	if (!getenv("TERM"))
+		setenv("TERM", "linux", 1);
+	chdir("/");
+	umask(022);
+}
+
+static void read_cmdline(struct lb_boot_opts *o)
+{
+	char buf[4096];
+	ssize_t n = 0;
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	lb_boot_parse_cmdline(buf, o);
+}
+
+void lb_init_main(void)
+{
+	struct lb_boot_opts o;
+	int crashes = 0;
+
+	setup();
+	say("\nlboot %s starting\n", LB_VERSION);
+	lb_boot_opts_init(&o);
+	read_cmdline(&o);
+	o.pid1 = 1;
+	if (o.debug)
+		say("lboot: timeout=%d wait=%d default=%s\n", o.timeout, o.wait,
+		    o.default_sel[0] ? o.default_sel : "-");
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * The boot flow (parsers of untrusted configs included) runs in a
+	 * child: if it ever crashes, PID 1 survives, reaps everything and
+	 * starts it again at the recovery prompt.
+	 */
+	for (;;) {
+		pid_t pid = fork(), w;
+		int st = 0;
+
+		if (pid == 0) {
+			signal(SIGINT, SIG_DFL);
+			lb_boot_run(&o);
+			_exit(1);
+		}
+		if (pid < 0) {
+			say("lboot: fork: %s: running the menu in PID 1\n", strerror(errno));
+			lb_boot_run(&o);
+			sleep(1);
+			continue;
+		}
+		for (;;) {
+			w = waitpid(-1, &st, 0);
+			if (w == pid)
+				break;
+			if (w < 0 && errno == ECHILD)
+				break;
+		}
+		if (WIFSIGNALED(st))
+			say("\nlboot: boot menu died (signal %d): back to the recovery prompt\n",
+			    WTERMSIG(st));
+		else
+			say("\nlboot: boot menu exited (status %d): back to the recovery prompt\n",
+			    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		o.recovery = 1;
+		if (++crashes > 3) {
+			struct timespec ts = { 1, 0 };
+			nanosleep(&ts, NULL);
+		}
+	}
+}

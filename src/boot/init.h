@@ -1,0 +1,49 @@
+/* The boot flow (discover -> scan -> menu/countdown -> kexec, with
+ * fallbacks) and lboot as PID 1 around it. */
+#ifndef LB_INIT_H
+#define LB_INIT_H
+
+#include "entry.h"
+
+#ifndef LB_VERSION
+#define LB_VERSION "0.1"
+#endif
+
+#define LB_DEFAULT_TIMEOUT 5 /* seconds, when neither lboot.timeout nor the config set one */
+#define LB_DEFAULT_WAIT 5    /* seconds to wait for block devices (lboot.wait) */
+
+struct lb_boot_opts {
+	int timeout;         /* lboot.timeout: -1 = the config's, else 5 s */
+	int wait;            /* lboot.wait seconds */
+	char default_sel[128]; /* lboot.default: entry id, title, or 0-based index */
+	int debug;           /* lboot.debug: list every entry */
+	int dry_run;         /* print what would be kexec'd, load nothing */
+	int pid1;            /* never return; EOF on the console waits */
+	int recovery;        /* start at the prompt without scanning */
+	const char *mnt;     /* mount root (default /run/lboot/mnt) */
+};
+
+/* Defaults: timeout -1, wait LB_DEFAULT_WAIT. */
+void lb_boot_opts_init(struct lb_boot_opts *o);
+
+/* Parse the lboot.* options of a kernel command line into o (others are
+ * ignored; malformed values keep the default). Returns how many were
+ * recognised. */
+int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o);
+
+/* Pick entry `sel` (id, title, or 0-based index) as the default; returns 0
+ * or -ENOENT. */
+int lb_boot_select_default(struct lb_entries *l, const char *sel);
+
+/*
+ * The boot flow on the console (fds 0/1). Returns only when not PID 1:
+ * 0 after a dry run found a bootable entry, 1 when nothing could be booted
+ * or the input closed.
+ */
+int lb_boot_run(const struct lb_boot_opts *o);
+
+/* PID 1: mount /proc /sys /dev /run, take /dev/console, print the banner,
+ * read /proc/cmdline and supervise lb_boot_run in a child forever. */
+void lb_init_main(void) __attribute__((noreturn));
+
+#endif

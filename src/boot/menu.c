@@ -1,0 +1,394 @@
+/* Console boot menu over termios raw mode (serial friendly). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "kexec.h"
+#include "menu.h"
+
+#define KEY_TIMEOUT -1
+#define KEY_EOF -2
+#define LINE_MAX_ LB_KEXEC_MAX_CMDLINE
+
+struct term {
+	int fd, saved_ok;
+	struct termios saved;
+};
+
+static void out(const struct lb_menu *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void out(const struct lb_menu *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdprintf(m->out, fmt, ap);
+	va_end(ap);
+}
+
+static void term_raw(struct term *t, int fd)
+{
+	struct termios r;
+
+	t->fd = fd;
+	t->saved_ok = 0;
+	if (tcgetattr(fd, &t->saved) < 0)
+		return; /* not a terminal: read bytes as they come */
+	t->saved_ok = 1;
+	r = t->saved;
+	r.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | ISIG | IEXTEN);
+	r.c_iflag &= ~(tcflag_t)(ICRNL | INLCR | IGNCR | IXON | ISTRIP);
+	r.c_oflag |= OPOST | ONLCR;
+	r.c_cc[VMIN] = 1;
+	r.c_cc[VTIME] = 0;
+	tcsetattr(fd, TCSANOW, &r);
+}
+
+static void term_restore(struct term *t)
+{
+	if (t->saved_ok)
+		tcsetattr(t->fd, TCSANOW, &t->saved);
+}
+
+/* One byte, or KEY_TIMEOUT after ms (ms < 0: wait forever), or KEY_EOF. */
+static int getkey(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned char c;
+
+	for (;;) {
+		int r = poll(&p, 1, ms);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return KEY_EOF;
+		}
+		if (!r)
+			return KEY_TIMEOUT;
+		ssize_t n = read(fd, &c, 1);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return KEY_EOF;
+		return c;
+	}
+}
+
+/* swallow the rest of an escape sequence (arrow keys ...) */
+static void skip_escape(int fd)
+{
+	int c = getkey(fd, 50);
+
+	if (c != '[' && c != 'O')
+		return;
+	for (int i = 0; i < 8; i++) {
+		c = getkey(fd, 50);
+		if (c < 0 || (c >= 0x40 && c <= 0x7e))
+			return;
+	}
+}
+
+/* Read a line with echo, backspace, ^U (clear) and ^C (cancel: -ECANCELED).
+ * `first` is an already typed key or -1. */
+static int read_line(const struct lb_menu *m, char *buf, size_t sz, int first)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (;;) {
+		int c = first >= 0 ? first : getkey(m->in, -1);
+
+		first = -1;
+		if (c == KEY_EOF)
+			return -EPIPE;
+		if (c == '\r' || c == '\n') {
+			out(m, "\n");
+			buf[n] = 0;
+			return 0;
+		}
+		if (c == 3) {
+			out(m, "^C\n");
+			return -ECANCELED;
+		}
+		if (c == 0x7f || c == 8) {
+			if (n) {
+				n--;
+				out(m, "\b \b");
+			}
+			continue;
+		}
+		if (c == 0x15) {
+			while (n) {
+				n--;
+				out(m, "\b \b");
+			}
+			continue;
+		}
+		if (c == 0x1b) {
+			skip_escape(m->in);
+			continue;
+		}
+		if (c < 0x20 || n + 1 >= sz)
+			continue;
+		buf[n++] = (char)c;
+		out(m, "%c", c);
+	}
+}
+
+static long default_index(const struct lb_entries *l)
+{
+	long d = lb_entries_default(l);
+
+	if (d < 0 && l->n)
+		d = 0;
+	return d;
+}
+
+/* visible entries in list order; the default is shown even when hidden */
+static size_t visible(const struct lb_entries *l, size_t *vis, size_t cap)
+{
+	long d = default_index(l);
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->n && k < cap; i++)
+		if (!l->v[i].hidden || (long)i == d)
+			vis[k++] = i;
+	return k;
+}
+
+static void show(const struct lb_menu *m, const struct lb_entries *l,
+		 const struct lb_fsset *set, const size_t *vis, size_t k,
+		 int shell)
+{
+	long d = default_index(l);
+
+	out(m, "\nlboot: boot menu\n");
+	if (!k)
+		out(m, "  (no bootable entries)\n");
+	for (size_t i = 0; i < k; i++) {
+		const struct lb_entry *e = &l->v[vis[i]];
+		out(m, " %c%2zu) %s (%s)%s\n", (long)vis[i] == d ? '*' : ' ', i + 1,
+		    e->title ? e->title : e->kernel ? e->kernel : "?",
+		    lb_entry_device(set, e), (long)vis[i] == d ? " [default]" : "");
+	}
+	if (k)
+		out(m, "  Enter: boot default, N Enter: boot entry N, e: edit command line,\n");
+	out(m, "  %sr: rescan, b: reboot, p: power off\n", shell ? "s: shell, " : "");
+}
+
+static int have_shell(const struct lb_menu *m)
+{
+	return m->shell && access(m->shell, X_OK) == 0;
+}
+
+static void run_shell(const struct lb_menu *m, struct term *t)
+{
+	pid_t pid;
+
+	term_restore(t);
+	out(m, "\nlboot: starting %s (exit to return to the menu)\n", m->shell);
+	pid = fork();
+	if (pid < 0) {
+		out(m, "lboot: cannot start %s: %s\n", m->shell, strerror(errno));
+	} else if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTSTP, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		setsid();
+		ioctl(0, TIOCSCTTY, 1);
+		execl(m->shell, "sh", (char *)NULL);
+		dprintf(2, "lboot: cannot run %s: %s\n", m->shell, strerror(errno));
+		_exit(127);
+	} else {
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		out(m, "lboot: shell exited, back to the menu\n");
+	}
+	term_raw(t, m->in);
+}
+
+/* Edit the command line of entry idx; fills res. 0, or -ECANCELED/-EPIPE. */
+static int edit(const struct lb_menu *m, const struct lb_entries *l, size_t idx,
+		struct lb_menu_result *res)
+{
+	const struct lb_entry *e = &l->v[idx];
+	char *line = malloc(LINE_MAX_);
+	int r;
+
+	if (!line)
+		return -ENOMEM;
+	out(m, "\nlboot: edit the command line of '%s' for this boot\n",
+	    e->title ? e->title : "?");
+	out(m, "current: %s\n",
+	    e->type == LB_ENTRY_UKI && !e->cmdline ? "(the UKI's built-in .cmdline)" :
+	    e->cmdline ? e->cmdline : "");
+	out(m, "new (empty keeps it, ^C cancels)> ");
+	r = read_line(m, line, LINE_MAX_, -1);
+	if (r) {
+		free(line);
+		return r;
+	}
+	res->action = LB_MENU_BOOT;
+	res->index = idx;
+	res->cmdline = NULL;
+	if (line[0])
+		res->cmdline = line;
+	else
+		free(line);
+	return 0;
+}
+
+int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
+		const struct lb_fsset *set, int timeout,
+		struct lb_menu_result *res)
+{
+	size_t cap = l->n ? l->n : 1, k;
+	size_t *vis = malloc(cap * sizeof(*vis));
+	long d = default_index(l);
+	int shell = have_shell(m), pending = -1, r = 0;
+	char num[16];
+	size_t nn = 0;
+	struct term t;
+
+	if (!vis)
+		return -ENOMEM;
+	memset(res, 0, sizeof(*res));
+	k = visible(l, vis, cap);
+	term_raw(&t, m->in);
+	show(m, l, set, vis, k, shell);
+
+	if (timeout > 0 && d >= 0) {
+		const char *title = l->v[d].title ? l->v[d].title : "?";
+		for (int s = timeout; s > 0; s--) {
+			out(m, "\rlboot: booting '%s' in %d s, press any key to stop ", title, s);
+			pending = getkey(m->in, 1000);
+			if (pending != KEY_TIMEOUT)
+				break;
+		}
+		out(m, "\n");
+		if (pending == KEY_TIMEOUT) {
+			res->action = LB_MENU_AUTO;
+			res->index = (size_t)d;
+			goto done;
+		}
+		if (pending == KEY_EOF) {
+			res->action = LB_MENU_EOF;
+			goto done;
+		}
+		/* the key that stopped the countdown is used as input, except a
+		 * stray Enter which would boot the default the user just stopped */
+		if (pending == '\r' || pending == '\n')
+			pending = -1;
+	}
+
+	out(m, "lboot> ");
+	for (;;) {
+		int c = pending >= 0 ? pending : getkey(m->in, -1);
+
+		pending = -1;
+		if (c == KEY_EOF) {
+			res->action = LB_MENU_EOF;
+			break;
+		}
+		if (c >= '0' && c <= '9') {
+			if (nn + 1 < sizeof(num)) {
+				num[nn++] = (char)c;
+				out(m, "%c", c);
+			}
+			continue;
+		}
+		if (c == 0x7f || c == 8) {
+			if (nn) {
+				nn--;
+				out(m, "\b \b");
+			}
+			continue;
+		}
+		if (c == 0x1b) {
+			skip_escape(m->in);
+			continue;
+		}
+		if (c == 3 || c == 0x15) {
+			nn = 0;
+			out(m, "\nlboot> ");
+			continue;
+		}
+		if (c == '\r' || c == '\n' || c == 'e') {
+			long sel = d;
+
+			if (nn) {
+				num[nn] = 0;
+				long v = strtol(num, NULL, 10);
+				nn = 0;
+				sel = (v >= 1 && (size_t)v <= k) ? (long)vis[v - 1] : -2;
+			}
+			if (sel == -2 || sel < 0) {
+				out(m, "\nlboot: %s\nlboot> ", sel == -2 ? "no such entry" : "no entries to boot");
+				continue;
+			}
+			if (c == 'e') {
+				r = edit(m, l, (size_t)sel, res);
+				if (r == -ECANCELED || r == -EPIPE) {
+					if (r == -EPIPE) {
+						res->action = LB_MENU_EOF;
+						r = 0;
+						break;
+					}
+					r = 0;
+					out(m, "lboot> ");
+					continue;
+				}
+				break;
+			}
+			out(m, "\n");
+			res->action = LB_MENU_BOOT;
+			res->index = (size_t)sel;
+			break;
+		}
+		nn = 0;
+		switch (c) {
+		case 's':
+			if (shell)
+				run_shell(m, &t);
+			else
+				out(m, "\nlboot: no shell in this image\n");
+			show(m, l, set, vis, k, shell);
+			out(m, "lboot> ");
+			continue;
+		case 'r':
+			out(m, "r\nlboot: rescanning devices\n");
+			res->action = LB_MENU_RESCAN;
+			goto done;
+		case 'b':
+			out(m, "b\nlboot: rebooting\n");
+			res->action = LB_MENU_REBOOT;
+			goto done;
+		case 'p':
+			out(m, "p\nlboot: powering off\n");
+			res->action = LB_MENU_POWEROFF;
+			goto done;
+		case '?':
+		case 'h':
+			show(m, l, set, vis, k, shell);
+			out(m, "lboot> ");
+			continue;
+		default:
+			continue;
+		}
+	}
+done:
+	term_restore(&t);
+	free(vis);
+	return r;
+}

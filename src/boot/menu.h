@@ -1,0 +1,46 @@
+/* The console boot menu: works on a serial line, character by character. */
+#ifndef LB_MENU_H
+#define LB_MENU_H
+
+#include <stddef.h>
+
+#include "entry.h"
+#include "fs.h"
+
+enum lb_menu_action {
+	LB_MENU_BOOT = 0,  /* boot entry `index` (with `cmdline` when set) */
+	LB_MENU_AUTO,      /* the countdown expired: boot the default, fall back */
+	LB_MENU_RESCAN,
+	LB_MENU_REBOOT,
+	LB_MENU_POWEROFF,
+	LB_MENU_EOF,       /* input closed */
+};
+
+struct lb_menu_result {
+	enum lb_menu_action action;
+	size_t index;      /* LB_MENU_BOOT: index into the entry list */
+	char *cmdline;     /* edited command line (malloc'd) or NULL */
+};
+
+struct lb_menu {
+	int in, out;            /* console fds (0, 1) */
+	const char *shell;      /* "/bin/sh", offered when executable */
+	int pid1;               /* reap any child while waiting for the shell */
+};
+
+/*
+ * Show the entries (numbered from 1, title and device, the default marked)
+ * and wait for a choice. timeout > 0: count down and return LB_MENU_AUTO
+ * when it expires; any key stops it. timeout < 0: wait without limit.
+ * The caller handles timeout 0 (boot at once, no input read). Keys:
+ * digits+Enter boot that entry; Enter boots the default; 'e' (optionally
+ * after digits) edits that entry's command line for one boot; 's' runs a
+ * shell and returns to the menu; 'r' rescan; 'b' reboot; 'p' power off.
+ * The terminal is put in raw mode while reading, restored before a shell
+ * and on return. Returns 0 or negative errno.
+ */
+int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
+		const struct lb_fsset *set, int timeout,
+		struct lb_menu_result *res);
+
+#endif
