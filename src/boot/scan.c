@@ -1,0 +1,243 @@
+/*
+ * Which boot configs of a filesystem count, and how they combine.
+ *
+ * On each filesystem, in this order (each a "group" of entries):
+ *  1. systemd-boot / BLS at the partition root: when /loader/loader.conf,
+ *     /loader/entries, /EFI/Linux or /EFI/systemd/systemd-bootx64.efi exists
+ *     (an ESP or XBOOTLDR partition): type 1 entries + type 2 UKIs sorted
+ *     together, loader.conf default/timeout (lb_bls_scan with root "").
+ *  2. GRUB: /boot/grub/grub.cfg, /grub/grub.cfg, /boot/grub2/grub.cfg,
+ *     /grub2/grub.cfg (the real configs; the first that exists), else the
+ *     distribution ESP stubs /EFI/NAME/grub.cfg (which `search` for the real
+ *     config and `configfile` it: lb_grub_parse follows them over all
+ *     filesystems), each stub in name order.
+ *  3. /boot/loader/entries on a root filesystem (kernel-install without a
+ *     separate /boot): lb_bls_scan with root "/boot" -- unless a GRUB config
+ *     of this filesystem runs `blscfg`, which already lists those entries.
+ *  4. SYSLINUX family: the first of /boot/extlinux/extlinux.conf,
+ *     /extlinux/extlinux.conf, /boot/extlinux.conf, /extlinux.conf,
+ *     /boot/syslinux/syslinux.cfg, /syslinux/syslinux.cfg, /syslinux.cfg,
+ *     /boot/isolinux/isolinux.cfg, /isolinux/isolinux.cfg (the config
+ *     directory is the working directory).
+ * Combining: groups are appended in that order, filesystems in the given
+ * order. The first group that has entries supplies the default and the
+ * timeout (the bootloader found first is taken to be the one the machine
+ * boots); later groups' defaults are cleared. An entry of a later group
+ * identical to an earlier one (same type, fs, kernel, initrds and command
+ * line) is dropped: an ESP stub and the /boot partition it points to yield
+ * the same GRUB menu once. Entries within one group are never merged.
+ * Limitation: loader.conf on an ESP does not steer entries of a separate
+ * XBOOTLDR filesystem (each is sorted on its own).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bls.h"
+#include "grub.h"
+#include "scan.h"
+#include "syslinux.h"
+
+static int exists(const struct lb_fs *fs, const char *path)
+{
+	struct stat st;
+
+	return !lb_fs_stat(fs, path, &st);
+}
+
+static int isdir(const struct lb_fs *fs, const char *path)
+{
+	struct stat st;
+
+	return !lb_fs_stat(fs, path, &st) && S_ISDIR(st.st_mode);
+}
+
+static int isfile(const struct lb_fs *fs, const char *path)
+{
+	struct stat st;
+
+	return !lb_fs_stat(fs, path, &st) && S_ISREG(st.st_mode);
+}
+
+static int streq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int same_entry(const struct lb_entry *a, const struct lb_entry *b)
+{
+	if (a->type != b->type || !streq(a->fs, b->fs) ||
+	    !streq(a->kernel, b->kernel) || a->n_initrd != b->n_initrd ||
+	    !streq(a->cmdline && *a->cmdline ? a->cmdline : NULL,
+		   b->cmdline && *b->cmdline ? b->cmdline : NULL))
+		return 0;
+	for (size_t i = 0; i < a->n_initrd; i++)
+		if (!streq(a->initrd[i], b->initrd[i]))
+			return 0;
+	return 1;
+}
+
+/* Append group g to out (consumes g). */
+static int merge(struct lb_entries *out, struct lb_entries *g)
+{
+	int have = lb_entries_default(out) >= 0;
+	size_t base = out->n;
+	long d;
+
+	for (size_t i = 0; i < g->n;) {
+		int dup = 0;
+
+		for (size_t j = 0; j < base && !dup; j++)
+			dup = same_entry(&g->v[i], &out->v[j]);
+		if (dup)
+			lb_entries_remove(g, i);
+		else
+			i++;
+	}
+	if (have || !g->n) {
+		for (size_t i = 0; i < g->n; i++)
+			g->v[i].is_default = 0;
+		g->timeout = -1;
+	} else {
+		d = lb_entries_default(g);
+		if (d < 0 || g->v[d].hidden) {
+			d = 0;
+			for (size_t i = 0; i < g->n; i++)
+				if (!g->v[i].hidden) {
+					d = (long)i;
+					break;
+				}
+		}
+		lb_entries_set_default(g, (size_t)d);
+		out->timeout = g->timeout;
+		g->timeout = -1;
+	}
+	return lb_entries_append(out, g);
+}
+
+static int has_blscfg(const struct lb_fs *fs, const char *path)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	if (lb_fs_read(fs, path, LB_FS_MAX_CONFIG, &buf, &len))
+		return 0;
+	r = memmem(buf, len, "blscfg", 6) != NULL;
+	free(buf);
+	return r;
+}
+
+/* Run one parser into a fresh group and merge it; only -ENOMEM is fatal,
+ * other failures become messages. */
+static int group_done(struct lb_entries *out, struct lb_entries *g, int r,
+		      const char *what)
+{
+	if (r == -ENOMEM) {
+		lb_entries_free(g);
+		return r;
+	}
+	if (r)
+		lb_entries_msg(g, "%s: %s", what, strerror(-r));
+	return merge(out, g);
+}
+
+static const char *const grub_paths[] = {
+	"/boot/grub/grub.cfg", "/grub/grub.cfg",
+	"/boot/grub2/grub.cfg", "/grub2/grub.cfg",
+};
+
+static const char *const syslinux_paths[] = {
+	"/boot/extlinux/extlinux.conf", "/extlinux/extlinux.conf",
+	"/boot/extlinux.conf", "/extlinux.conf",
+	"/boot/syslinux/syslinux.cfg", "/syslinux/syslinux.cfg",
+	"/syslinux.cfg",
+	"/boot/isolinux/isolinux.cfg", "/isolinux/isolinux.cfg",
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
+	       struct lb_entries *out)
+{
+	struct lb_entries g = LB_ENTRIES_INIT;
+	int r, blscfg = 0, grub_real = 0;
+
+	/* 1. systemd-boot / BLS at the partition root */
+	if (exists(fs, "/loader/loader.conf") || isdir(fs, "/loader/entries") ||
+	    isdir(fs, "/EFI/Linux") ||
+	    exists(fs, "/EFI/systemd/systemd-bootx64.efi")) {
+		r = lb_bls_scan(fs, "", &g);
+		if ((r = group_done(out, &g, r, "/loader")))
+			return r;
+	}
+	/* 2. GRUB */
+	for (size_t i = 0; i < N(grub_paths) && !grub_real; i++) {
+		if (!isfile(fs, grub_paths[i]))
+			continue;
+		grub_real = 1;
+		blscfg |= has_blscfg(fs, grub_paths[i]);
+		r = lb_grub_parse(all, fs, grub_paths[i], &g);
+		if ((r = group_done(out, &g, r, grub_paths[i])))
+			return r;
+	}
+	if (!grub_real && isdir(fs, "/EFI")) {
+		char **names = NULL;
+		size_t n = 0;
+
+		if (!lb_fs_list(fs, "/EFI", &names, &n)) {
+			for (size_t i = 0; i < n; i++) {
+				char path[320];
+
+				if (strlen(names[i]) > 255 ||
+				    !strcmp(names[i], "Linux"))
+					continue;
+				strcpy(path, "/EFI/");
+				strcat(path, names[i]);
+				strcat(path, "/grub.cfg");
+				if (!isfile(fs, path))
+					continue;
+				blscfg |= has_blscfg(fs, path);
+				r = lb_grub_parse(all, fs, path, &g);
+				if ((r = group_done(out, &g, r, path))) {
+					lb_fs_list_free(names, n);
+					return r;
+				}
+			}
+			lb_fs_list_free(names, n);
+		}
+	}
+	/* 3. BLS entries in /boot of a root filesystem */
+	if (isdir(fs, "/boot/loader/entries") && !blscfg) {
+		r = lb_bls_scan(fs, "/boot", &g);
+		if ((r = group_done(out, &g, r, "/boot/loader")))
+			return r;
+	}
+	/* 4. SYSLINUX family */
+	for (size_t i = 0; i < N(syslinux_paths); i++) {
+		if (!isfile(fs, syslinux_paths[i]))
+			continue;
+		r = lb_syslinux_parse_fs(fs, syslinux_paths[i], &g);
+		if ((r = group_done(out, &g, r, syslinux_paths[i])))
+			return r;
+		break;
+	}
+	return 0;
+}
+
+int lb_scan(const struct lb_fsset *all, struct lb_entries *out)
+{
+	for (size_t i = 0; i < all->n; i++) {
+		struct lb_entries g = LB_ENTRIES_INIT;
+		int r = lb_scan_fs(all, &all->v[i], &g);
+
+		if (r) {
+			lb_entries_free(&g);
+			return r;
+		}
+		if ((r = merge(out, &g)))
+			return r;
+	}
+	return 0;
+}
