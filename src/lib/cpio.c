@@ -203,8 +203,8 @@ int lb_cpio_next(struct lb_cpio_reader *r, struct lb_cpio_entry *e)
 				r->off++;
 			if (r->off == r->len)
 				return 0;
-			if (r->buf[r->off] != '0')
-				return 0; /* something else follows */
+			if (r->buf[r->off] != '0') /* something else follows */
+				return r->archives ? 0 : fail(r, -EINVAL);
 			if (r->off & 3)
 				return fail(r, -EBADMSG);
 			r->in_archive = 1;

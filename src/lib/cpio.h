@@ -90,7 +90,8 @@ void lb_cpio_reader_init(struct lb_cpio_reader *r, const void *buf, size_t len,
  * After a trailer, zero bytes are skipped and a following archive is read.
  * 0 is returned when the data ends there, or when it continues with bytes
  * that are not a cpio header (r->off then points at them: a compressed
- * archive, for the caller to handle). After an error, the reader stays in
+ * archive, for the caller to handle). Data that does not start with a cpio
+ * header (after zeros) is -EINVAL; only zeros is an empty sequence (0). After an error, the reader stays in
  * error (every call returns the same error).
  */
 int lb_cpio_next(struct lb_cpio_reader *r, struct lb_cpio_entry *e);
