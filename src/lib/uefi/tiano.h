@@ -35,7 +35,7 @@ enum lb_tiano_alg {
 /*
  * Read the 8-byte header and validate it against len: comp_size + 8 must
  * fit in len (trailing bytes, e.g. section alignment padding, are allowed).
- * -EINVAL: len < 8 or NULL args; -EBADMSG: comp_size + 8 > len;
+ * -EINVAL: NULL src with len > 0; -EBADMSG: len < 8 or comp_size + 8 > len;
  * -EFBIG: orig_size > LB_TIANO_MAX_OUT. Either out pointer may be NULL.
  */
 int lb_tiano_info(const uint8_t *src, size_t len, uint32_t *orig_size, uint32_t *comp_size);
@@ -64,6 +64,17 @@ int lb_tiano_decompress_cap(enum lb_tiano_alg alg, const uint8_t *src, size_t le
  */
 int lb_tiano_decompress_any(const uint8_t *src, size_t len, uint8_t **out,
 			    size_t *out_len, enum lb_tiano_alg *which);
+
+/*
+ * Same, for callers that can judge a result (e.g. a firmware parser that
+ * checks the output is a valid section stream, as UEFITool does): when both
+ * algorithms decode, accept(data, len, ctx) == 0 marks a plausible output;
+ * a result accepted alone wins, otherwise the cleaner decode (EFI 1.1 on
+ * ties). accept may be NULL (= lb_tiano_decompress_any).
+ */
+int lb_tiano_decompress_any_ex(const uint8_t *src, size_t len,
+			       int (*accept)(const uint8_t *data, size_t len, void *ctx), void *ctx,
+			       uint8_t **out, size_t *out_len, enum lb_tiano_alg *which);
 
 /*
  * Compress src into a complete section payload (8-byte header + bitstream)
