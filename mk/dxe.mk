@@ -1,0 +1,33 @@
+# lbootdxe: the DXE driver that replaces BdsDxe (src/dxe). Freestanding C,
+# compiled as position-independent x86_64 ELF objects and linked by GNU ld's
+# PE32+ emulation (i386pep) into an EFI boot-service driver (subsystem 11)
+# with a real base relocation table. The result is checked with objdump -p.
+DXE_CC      ?= gcc
+DXE_LD      ?= ld
+DXE_CFLAGS  := -std=gnu11 -Os -Wall -Wextra -Wshadow -Wvla -Werror=implicit-function-declaration \
+	-ffreestanding -fno-stack-protector -fpic -fvisibility=hidden -fno-builtin \
+	-mno-red-zone -fshort-wchar -maccumulate-outgoing-args -mno-mmx -mno-sse \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-ident -nostdinc \
+	-fno-jump-tables
+DXE_LDFLAGS := -m i386pep --subsystem 11 --image-base 0 -e efi_main \
+	--no-insert-timestamp --dynamicbase -nostdlib -s \
+	--file-alignment 0x200 --section-alignment 0x1000 -T src/dxe/lbootdxe.lds
+DXE_SRC     := $(sort $(wildcard src/dxe/*.c))
+DXE_OBJ     := $(patsubst src/dxe/%.c,build/dxe/%.o,$(DXE_SRC))
+
+.PHONY: dxe
+dxe: build/dxe/lbootdxe.efi
+
+build/dxe/%.o: src/dxe/%.c $(wildcard src/dxe/*.h) mk/dxe.mk
+	@mkdir -p $(@D)
+	$(DXE_CC) $(DXE_CFLAGS) -c $< -o $@
+
+build/dxe/lbootdxe.efi: $(DXE_OBJ) mk/dxe.mk src/dxe/lbootdxe.lds
+	@mkdir -p $(@D)
+	$(DXE_LD) $(DXE_LDFLAGS) -o $@.tmp $(DXE_OBJ)
+	@objdump -p $@.tmp > $@.pe.txt
+	@grep -q 'Magic.*(PE32+)' $@.pe.txt || { echo "$@: not a PE32+ image" >&2; exit 1; }
+	@grep -q 'Subsystem.*0000000b' $@.pe.txt || { echo "$@: not an EFI boot service driver" >&2; exit 1; }
+	@grep -Eq 'Entry 5 [0-9a-f]+ [0-9a-f]*[1-9a-f][0-9a-f]* Base Relocation Directory' $@.pe.txt || \
+		{ echo "$@: no base relocations" >&2; exit 1; }
+	@mv $@.tmp $@

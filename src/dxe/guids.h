@@ -1,0 +1,36 @@
+/*
+ * lboot's own FFS file GUIDs, shared by the DXE driver (src/dxe) and
+ * `lboot mkrom` (src/host/mkrom.c). Plain C, no other includes.
+ *
+ *   LBOOT_GUID_DXE     the lbootdxe driver (EFI_FV_FILETYPE_DRIVER:
+ *                      PE32 + DXE_DEPEX "TRUE" + UI "LbootDxe")
+ *   LBOOT_GUID_KERNEL  the Linux kernel (EFI_FV_FILETYPE_APPLICATION:
+ *                      PE32 section holding the bzImage, UI "LbootKernel")
+ *   LBOOT_GUID_INITRD  the initramfs (EFI_FV_FILETYPE_FREEFORM: RAW section)
+ *   LBOOT_GUID_CMDLINE the kernel command line (FREEFORM: RAW section,
+ *                      UTF-8/ASCII, no NUL needed, at most 4095 bytes)
+ */
+#ifndef LBOOT_DXE_GUIDS_H
+#define LBOOT_DXE_GUIDS_H
+
+#define LBOOT_GUID_DXE_STR     "052E9DF6-9113-49CC-A446-F9803E058444"
+#define LBOOT_GUID_KERNEL_STR  "1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B"
+#define LBOOT_GUID_INITRD_STR  "2FF050F8-93A9-411A-A4BE-DF58B51B4A18"
+#define LBOOT_GUID_CMDLINE_STR "3BD30B26-F965-4B9A-BFDB-600888F3B8F8"
+
+/* The same as { Data1, Data2, Data3, { Data4[8] } } initializers. */
+#define LBOOT_GUID_DXE_INIT \
+	{ 0x052E9DF6, 0x9113, 0x49CC, { 0xA4, 0x46, 0xF9, 0x80, 0x3E, 0x05, 0x84, 0x44 } }
+#define LBOOT_GUID_KERNEL_INIT \
+	{ 0x1FD530C2, 0xB6CD, 0x4F9F, { 0x9C, 0x7E, 0x75, 0xA6, 0xA4, 0x3E, 0xFE, 0x2B } }
+#define LBOOT_GUID_INITRD_INIT \
+	{ 0x2FF050F8, 0x93A9, 0x411A, { 0xA4, 0xBE, 0xDF, 0x58, 0xB5, 0x1B, 0x4A, 0x18 } }
+#define LBOOT_GUID_CMDLINE_INIT \
+	{ 0x3BD30B26, 0xF965, 0x4B9A, { 0xBF, 0xDB, 0x60, 0x08, 0x88, 0xF3, 0xB8, 0xF8 } }
+
+/* The command line used when the ROM has no cmdline file. */
+#define LBOOT_DEFAULT_CMDLINE "console=ttyS0,115200 panic=10"
+
+#define LBOOT_CMDLINE_MAX 4095
+
+#endif

@@ -1,0 +1,520 @@
+/*
+ * lbootdxe: lboot's replacement for BdsDxe. A DXE driver that installs the
+ * BDS architectural protocol; when the DXE core has dispatched every driver
+ * it calls our Entry, which finishes platform initialisation the way a BDS
+ * does (EndOfDxe, SMM ready-to-lock, connect all controllers, root bridges
+ * connected, ReadyToBoot) and then starts the Linux kernel stored in the
+ * ROM's firmware volume, with the command line and the initramfs stored
+ * next to it (GUIDs: guids.h; the ROM is built by `lboot mkrom`).
+ *
+ * Every step is reported on the serial console as "lbootdxe: ..." lines,
+ * written straight to the COM1 16550 UART (I/O port 0x3F8): with the
+ * pruned driver set no terminal driver connects ConOut to the serial port,
+ * so the UART is the one channel that always reaches it. A fatal error
+ * prints "lbootdxe: FATAL: <what>: <EFI status>" and halts (never a silent
+ * hang, never a return into the DXE core).
+ *
+ * Freestanding C: efi.h holds our own UEFI/PI definitions.
+ */
+#include "efi.h"
+#include "guids.h"
+
+/* ---- GUIDs of the UEFI / PI interfaces we use --------------------------- */
+static const EFI_GUID bds_arch_guid = EFI_GUID_INIT(0x665E3FF6, 0x46CC, 0x11D4,
+	0x9A, 0x38, 0x00, 0x90, 0x27, 0x3F, 0xC1, 0x4D);
+static const EFI_GUID end_of_dxe_guid = EFI_GUID_INIT(0x02CE967A, 0xDD7E, 0x4FFC,
+	0x9E, 0xE7, 0x81, 0x0C, 0xF0, 0x47, 0x08, 0x80);
+static const EFI_GUID smm_ready_to_lock_guid = EFI_GUID_INIT(0x60FF8964, 0xE906,
+	0x41D0, 0xAF, 0xED, 0xF2, 0x41, 0xE9, 0x74, 0xE0, 0x8E);
+static const EFI_GUID dxe_services_guid = EFI_GUID_INIT(0x05AD34BA, 0x6F02, 0x4214,
+	0x95, 0x2E, 0x4D, 0xA0, 0x39, 0x8E, 0x2B, 0xB9);
+static const EFI_GUID root_bridges_connected_guid = EFI_GUID_INIT(0x24A2D66F,
+	0xEEDD, 0x4086, 0x90, 0x42, 0xF2, 0x6E, 0x47, 0x97, 0xEE, 0x69);
+static const EFI_GUID ready_to_boot_guid = EFI_GUID_INIT(0x7CE88FB3, 0x4BD7, 0x4679,
+	0x87, 0xA8, 0xA8, 0xD8, 0xDE, 0xE5, 0x0D, 0x2B);
+static const EFI_GUID fv2_guid = EFI_GUID_INIT(0x220E73B6, 0x6BDB, 0x4413,
+	0x84, 0x05, 0xB9, 0x74, 0xB1, 0x08, 0x61, 0x9A);
+static const EFI_GUID loaded_image_guid = EFI_GUID_INIT(0x5B1B31A1, 0x9562, 0x11D2,
+	0x8E, 0x3F, 0x00, 0xA0, 0xC9, 0x69, 0x72, 0x3B);
+static const EFI_GUID device_path_guid = EFI_GUID_INIT(0x09576E91, 0x6D3F, 0x11D2,
+	0x8E, 0x39, 0x00, 0xA0, 0xC9, 0x69, 0x72, 0x3B);
+static const EFI_GUID load_file2_guid = EFI_GUID_INIT(0x4006C0C1, 0xFCB3, 0x403E,
+	0x99, 0x6D, 0x4A, 0x6C, 0x87, 0x24, 0xE0, 0x6D);
+static const EFI_GUID linux_initrd_media_guid = EFI_GUID_INIT(0x5568E427, 0x68FC,
+	0x4F3D, 0xAC, 0x74, 0xCA, 0x55, 0x52, 0x31, 0xCC, 0x68);
+
+static const EFI_GUID kernel_file_guid = LBOOT_GUID_KERNEL_INIT;
+static const EFI_GUID initrd_file_guid = LBOOT_GUID_INITRD_INIT;
+static const EFI_GUID cmdline_file_guid = LBOOT_GUID_CMDLINE_INIT;
+
+static EFI_SYSTEM_TABLE *st;
+static EFI_BOOT_SERVICES *bs;
+static EFI_HANDLE self;
+
+/* ---- compiler support (gcc may emit calls to these) --------------------- */
+void *memcpy(void *dst, const void *src, UINTN n);
+void *memset(void *dst, int c, UINTN n);
+void *memcpy(void *dst, const void *src, UINTN n)
+{
+	void *d = dst;
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(n) : : "memory");
+	return dst;
+}
+void *memset(void *dst, int c, UINTN n)
+{
+	void *d = dst;
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+	return dst;
+}
+
+static int guid_eq(const EFI_GUID *a, const EFI_GUID *b)
+{
+	const UINT8 *x = (const UINT8 *)a, *y = (const UINT8 *)b;
+	for (int i = 0; i < 16; i++)
+		if (x[i] != y[i])
+			return 0;
+	return 1;
+}
+
+/* ---- serial console: COM1 16550 ----------------------------------------- */
+#define COM1 0x3F8
+
+static inline void outb(UINT16 port, UINT8 v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline UINT8 inb(UINT16 port)
+{
+	UINT8 v;
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static void uart_init(void)
+{
+	outb(COM1 + 1, 0x00); /* no interrupts */
+	outb(COM1 + 3, 0x80); /* DLAB */
+	outb(COM1 + 0, 0x01); /* divisor 1: 115200 baud */
+	outb(COM1 + 1, 0x00);
+	outb(COM1 + 3, 0x03); /* 8N1 */
+	outb(COM1 + 2, 0x07); /* FIFO on, cleared */
+	outb(COM1 + 4, 0x03); /* DTR, RTS */
+}
+
+static void uart_putc(char c)
+{
+	/* Wait for the transmit holding register, bounded: a missing UART
+	 * reads 0xFF (bit 5 set) and a wedged one must not hang the boot. */
+	for (unsigned i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
+		__asm__ volatile("pause");
+	outb(COM1, (UINT8)c);
+}
+
+static void put(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			uart_putc('\r');
+		uart_putc(*s);
+	}
+}
+
+static void put_hex(UINT64 v, int digits)
+{
+	char b[17];
+	if (digits < 1 || digits > 16)
+		digits = 16;
+	for (int i = digits - 1; i >= 0; i--, v >>= 4)
+		b[i] = "0123456789ABCDEF"[v & 15];
+	b[digits] = 0;
+	put(b);
+}
+
+static void put_dec(UINT64 v)
+{
+	char b[21];
+	int i = 20;
+	b[i] = 0;
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && i > 0);
+	put(b + i);
+}
+
+static void put_guid(const EFI_GUID *g)
+{
+	put_hex(g->Data1, 8);
+	put("-");
+	put_hex(g->Data2, 4);
+	put("-");
+	put_hex(g->Data3, 4);
+	put("-");
+	put_hex(g->Data4[0], 2);
+	put_hex(g->Data4[1], 2);
+	put("-");
+	for (int i = 2; i < 8; i++)
+		put_hex(g->Data4[i], 2);
+}
+
+static const struct {
+	EFI_STATUS status;
+	const char *name;
+} status_names[] = {
+	{ EFI_SUCCESS, "EFI_SUCCESS" },
+	{ EFI_LOAD_ERROR, "EFI_LOAD_ERROR" },
+	{ EFI_INVALID_PARAMETER, "EFI_INVALID_PARAMETER" },
+	{ EFI_UNSUPPORTED, "EFI_UNSUPPORTED" },
+	{ EFI_BAD_BUFFER_SIZE, "EFI_BAD_BUFFER_SIZE" },
+	{ EFI_BUFFER_TOO_SMALL, "EFI_BUFFER_TOO_SMALL" },
+	{ EFI_NOT_READY, "EFI_NOT_READY" },
+	{ EFI_DEVICE_ERROR, "EFI_DEVICE_ERROR" },
+	{ EFI_WRITE_PROTECTED, "EFI_WRITE_PROTECTED" },
+	{ EFI_OUT_OF_RESOURCES, "EFI_OUT_OF_RESOURCES" },
+	{ EFI_VOLUME_CORRUPTED, "EFI_VOLUME_CORRUPTED" },
+	{ EFI_NOT_FOUND, "EFI_NOT_FOUND" },
+	{ EFI_ACCESS_DENIED, "EFI_ACCESS_DENIED" },
+	{ EFI_SECURITY_VIOLATION, "EFI_SECURITY_VIOLATION" },
+};
+
+static void put_status(EFI_STATUS s)
+{
+	for (UINTN i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++) {
+		if (status_names[i].status == s) {
+			put(status_names[i].name);
+			put(" (0x");
+			put_hex(s, 16);
+			put(")");
+			return;
+		}
+	}
+	put("status 0x");
+	put_hex(s, 16);
+}
+
+static void step(const char *msg)
+{
+	put("lbootdxe: ");
+	put(msg);
+	put("\n");
+}
+
+static void step_status(const char *msg, EFI_STATUS s)
+{
+	put("lbootdxe: ");
+	put(msg);
+	put(": ");
+	put_status(s);
+	put("\n");
+}
+
+__attribute__((noreturn)) static void fatal(const char *what, EFI_STATUS s)
+{
+	put("lbootdxe: FATAL: ");
+	put(what);
+	put(": ");
+	put_status(s);
+	put("\n");
+	put("lbootdxe: halted: the ROM cannot boot Linux; rebuild it with `lboot mkrom`\n");
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+/* ---- BDS steps ------------------------------------------------------------- */
+static VOID EFIAPI empty_notify(EFI_EVENT e, VOID *ctx)
+{
+	(void)e;
+	(void)ctx;
+}
+
+/* Signal an event group: create a member event, signal it, close it (the
+ * other members' notification functions run at the signal). */
+static EFI_STATUS signal_group(const EFI_GUID *group)
+{
+	EFI_EVENT ev;
+	EFI_STATUS s = bs->CreateEventEx(EVT_NOTIFY_SIGNAL, TPL_CALLBACK,
+					 empty_notify, NULL, group, &ev);
+	if (EFI_ERROR(s))
+		return s;
+	s = bs->SignalEvent(ev);
+	bs->CloseEvent(ev);
+	return s;
+}
+
+static EFI_DXE_SERVICES *dxe_services(void)
+{
+	for (UINTN i = 0; i < st->NumberOfTableEntries; i++)
+		if (guid_eq(&st->ConfigurationTable[i].VendorGuid, &dxe_services_guid))
+			return st->ConfigurationTable[i].VendorTable;
+	return NULL;
+}
+
+/* Connect every controller recursively, then let the DXE core dispatch
+ * drivers that became dispatchable; repeat until nothing new loads. */
+static void connect_all(void)
+{
+	EFI_DXE_SERVICES *ds = dxe_services();
+	if (!ds)
+		step("no DXE services table: connecting without Dispatch");
+	for (int pass = 1; pass <= 8; pass++) {
+		UINTN n = 0;
+		EFI_HANDLE *h = NULL;
+		EFI_STATUS s = bs->LocateHandleBuffer(AllHandles, NULL, NULL, &n, &h);
+		if (EFI_ERROR(s)) {
+			step_status("LocateHandleBuffer(AllHandles)", s);
+			return;
+		}
+		for (UINTN i = 0; i < n; i++)
+			bs->ConnectController(h[i], NULL, NULL, TRUE);
+		bs->FreePool(h);
+		put("lbootdxe: connect pass ");
+		put_dec((UINT64)pass);
+		put(": ");
+		put_dec(n);
+		put(" handles\n");
+		if (!ds)
+			return;
+		s = ds->Dispatch();
+		if (EFI_ERROR(s)) /* EFI_NOT_FOUND: no driver was dispatched */
+			return;
+	}
+}
+
+/* Read one section of one of our files from whichever firmware volume has
+ * it. *buf is allocated by the FV driver (pool memory). */
+static EFI_STATUS fv_read(const EFI_GUID *file, EFI_SECTION_TYPE type,
+			  VOID **buf, UINTN *size)
+{
+	UINTN n = 0;
+	EFI_HANDLE *h = NULL;
+	EFI_STATUS s = bs->LocateHandleBuffer(ByProtocol, &fv2_guid, NULL, &n, &h);
+	if (EFI_ERROR(s))
+		return s;
+	s = EFI_NOT_FOUND;
+	for (UINTN i = 0; i < n; i++) {
+		EFI_FIRMWARE_VOLUME2_PROTOCOL *fv;
+		UINT32 auth = 0;
+		if (EFI_ERROR(bs->HandleProtocol(h[i], &fv2_guid, (VOID **)&fv)))
+			continue;
+		*buf = NULL;
+		*size = 0;
+		s = fv->ReadSection(fv, file, type, 0, buf, size, &auth);
+		if (!EFI_ERROR(s))
+			break;
+	}
+	bs->FreePool(h);
+	return s;
+}
+
+/* ---- initrd through LoadFile2 on the LINUX_EFI_INITRD_MEDIA vendor path -- */
+static VOID *initrd_buf;
+static UINTN initrd_size;
+
+static EFI_STATUS EFIAPI initrd_load_file(EFI_LOAD_FILE2_PROTOCOL *this,
+	EFI_DEVICE_PATH_PROTOCOL *path, BOOLEAN boot_policy, UINTN *size, VOID *buf)
+{
+	(void)this;
+	if (boot_policy)
+		return EFI_UNSUPPORTED; /* LoadFile2 never does boot policy */
+	if (!path || !size)
+		return EFI_INVALID_PARAMETER;
+	if (path->Type != END_DEVICE_PATH_TYPE)
+		return EFI_NOT_FOUND;  /* only the whole initrd is served */
+	if (!buf || *size < initrd_size) {
+		*size = initrd_size;
+		return EFI_BUFFER_TOO_SMALL;
+	}
+	memcpy(buf, initrd_buf, initrd_size);
+	*size = initrd_size;
+	return EFI_SUCCESS;
+}
+
+static EFI_LOAD_FILE2_PROTOCOL initrd_lf2 = { initrd_load_file };
+
+static struct __attribute__((packed)) {
+	VENDOR_DEVICE_PATH vendor;
+	EFI_DEVICE_PATH_PROTOCOL end;
+} initrd_dp;
+
+static void set_node(EFI_DEVICE_PATH_PROTOCOL *n, UINT8 type, UINT8 sub, UINTN len)
+{
+	n->Type = type;
+	n->SubType = sub;
+	n->Length[0] = (UINT8)(len & 0xFF);
+	n->Length[1] = (UINT8)(len >> 8);
+}
+
+static EFI_STATUS install_initrd(VOID *buf, UINTN size)
+{
+	EFI_HANDLE h = NULL;
+	EFI_STATUS s;
+
+	initrd_buf = buf;
+	initrd_size = size;
+	set_node(&initrd_dp.vendor.Header, MEDIA_DEVICE_PATH, MEDIA_VENDOR_DP,
+		 sizeof(initrd_dp.vendor));
+	initrd_dp.vendor.Guid = linux_initrd_media_guid;
+	set_node(&initrd_dp.end, END_DEVICE_PATH_TYPE,
+		 END_ENTIRE_DEVICE_PATH_SUBTYPE, sizeof(initrd_dp.end));
+	s = bs->InstallProtocolInterface(&h, &device_path_guid,
+					 EFI_NATIVE_INTERFACE, &initrd_dp);
+	if (EFI_ERROR(s))
+		return s;
+	return bs->InstallProtocolInterface(&h, &load_file2_guid,
+					    EFI_NATIVE_INTERFACE, &initrd_lf2);
+}
+
+/* ---- command line -------------------------------------------------------- */
+static const char default_cmdline[] = LBOOT_DEFAULT_CMDLINE;
+
+/* Convert up to LBOOT_CMDLINE_MAX bytes of ASCII/UTF-8 (stops at NUL,
+ * trailing whitespace dropped; non-ASCII bytes become '?') to a pool
+ * allocated UCS-2 string. */
+static EFI_STATUS make_cmdline(const char *src, UINTN len, CHAR16 **out,
+			       UINT32 *out_bytes)
+{
+	CHAR16 *w;
+	UINTN n = 0;
+	EFI_STATUS s;
+
+	if (len > LBOOT_CMDLINE_MAX)
+		len = LBOOT_CMDLINE_MAX;
+	while (n < len && src[n])
+		n++;
+	while (n > 0 && (src[n - 1] == '\n' || src[n - 1] == '\r' ||
+			 src[n - 1] == ' ' || src[n - 1] == '\t'))
+		n--;
+	s = bs->AllocatePool(EfiLoaderData, (n + 1) * sizeof(CHAR16), (VOID **)&w);
+	if (EFI_ERROR(s))
+		return s;
+	for (UINTN i = 0; i < n; i++) {
+		UINT8 c = (UINT8)src[i];
+		w[i] = (c >= 0x20 && c < 0x7F) ? c : (c == '\t' ? ' ' : '?');
+	}
+	w[n] = 0;
+	*out = w;
+	*out_bytes = (UINT32)((n + 1) * sizeof(CHAR16));
+	return EFI_SUCCESS;
+}
+
+static void put_ascii_cmdline(const CHAR16 *w)
+{
+	char b[2] = { 0, 0 };
+	for (; *w; w++) {
+		b[0] = (char)*w;
+		put(b);
+	}
+}
+
+/* ---- boot ------------------------------------------------------------------ */
+static __attribute__((noreturn)) void boot_linux(void)
+{
+	VOID *kernel = NULL, *initrd = NULL, *cmdline = NULL;
+	UINTN kernel_size = 0, initrd_sz = 0, cmdline_size = 0;
+	CHAR16 *opts;
+	UINT32 opts_bytes;
+	EFI_HANDLE kh = NULL;
+	EFI_LOADED_IMAGE_PROTOCOL *li;
+	EFI_STATUS s;
+	static struct __attribute__((packed)) {
+		MEMMAP_DEVICE_PATH mem;
+		EFI_DEVICE_PATH_PROTOCOL end;
+	} kernel_dp;
+
+	put("lbootdxe: reading the kernel file ");
+	put_guid(&kernel_file_guid);
+	put("\n");
+	s = fv_read(&kernel_file_guid, EFI_SECTION_PE32, &kernel, &kernel_size);
+	if (EFI_ERROR(s))
+		fatal("kernel file " LBOOT_GUID_KERNEL_STR
+		      " (PE32 section) not found in any firmware volume", s);
+	put("lbootdxe: kernel: ");
+	put_dec(kernel_size);
+	put(" bytes\n");
+
+	s = fv_read(&cmdline_file_guid, EFI_SECTION_RAW, &cmdline, &cmdline_size);
+	if (EFI_ERROR(s)) {
+		step("no command line file: using the built-in default");
+		s = make_cmdline(default_cmdline, sizeof(default_cmdline) - 1,
+				 &opts, &opts_bytes);
+	} else {
+		s = make_cmdline(cmdline, cmdline_size, &opts, &opts_bytes);
+	}
+	if (EFI_ERROR(s))
+		fatal("allocating the command line", s);
+	put("lbootdxe: command line: ");
+	put_ascii_cmdline(opts);
+	put("\n");
+
+	s = fv_read(&initrd_file_guid, EFI_SECTION_RAW, &initrd, &initrd_sz);
+	if (EFI_ERROR(s)) {
+		step_status("no initramfs file: booting the kernel without one", s);
+	} else {
+		s = install_initrd(initrd, initrd_sz);
+		if (EFI_ERROR(s))
+			fatal("installing the initrd LoadFile2 protocol", s);
+		put("lbootdxe: initramfs: ");
+		put_dec(initrd_sz);
+		put(" bytes, served by LoadFile2 on LINUX_EFI_INITRD_MEDIA\n");
+	}
+
+	set_node(&kernel_dp.mem.Header, HARDWARE_DEVICE_PATH, HW_MEMMAP_DP,
+		 sizeof(kernel_dp.mem));
+	kernel_dp.mem.MemoryType = EfiBootServicesData;
+	kernel_dp.mem.StartingAddress = (UINT64)(UINTN)kernel;
+	kernel_dp.mem.EndingAddress = (UINT64)(UINTN)kernel + kernel_size - 1;
+	set_node(&kernel_dp.end, END_DEVICE_PATH_TYPE,
+		 END_ENTIRE_DEVICE_PATH_SUBTYPE, sizeof(kernel_dp.end));
+	s = bs->LoadImage(FALSE, self, &kernel_dp.mem.Header, kernel, kernel_size, &kh);
+	if (EFI_ERROR(s))
+		fatal("LoadImage(kernel)", s);
+	s = bs->HandleProtocol(kh, &loaded_image_guid, (VOID **)&li);
+	if (EFI_ERROR(s))
+		fatal("HandleProtocol(kernel, LoadedImage)", s);
+	li->LoadOptions = opts;
+	li->LoadOptionsSize = opts_bytes;
+
+	step("starting the kernel");
+	s = bs->StartImage(kh, NULL, NULL);
+	fatal("StartImage(kernel) returned", s);
+}
+
+static VOID EFIAPI bds_entry(EFI_BDS_ARCH_PROTOCOL *this)
+{
+	EFI_HANDLE h = NULL;
+	EFI_STATUS s;
+
+	(void)this;
+	step("BDS entry: all DXE drivers dispatched");
+	s = signal_group(&end_of_dxe_guid);
+	step_status("signalled EndOfDxe", s);
+	s = bs->InstallProtocolInterface(&h, &smm_ready_to_lock_guid,
+					 EFI_NATIVE_INTERFACE, NULL);
+	step_status("installed DxeSmmReadyToLock", s);
+	connect_all();
+	s = signal_group(&root_bridges_connected_guid);
+	step_status("signalled RootBridgesConnected", s);
+	/* The BDS disarms the watchdog before the OS loader arms its own;
+	 * the kernel's EFI stub exits boot services soon after. */
+	bs->SetWatchdogTimer(0, 0, 0, NULL);
+	s = signal_group(&ready_to_boot_guid);
+	step_status("signalled ReadyToBoot", s);
+	boot_linux();
+}
+
+static EFI_BDS_ARCH_PROTOCOL bds = { bds_entry };
+
+EFI_STATUS EFIAPI efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
+EFI_STATUS EFIAPI efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	EFI_HANDLE h = NULL;
+	EFI_STATUS s;
+
+	st = systab;
+	bs = systab->BootServices;
+	self = image;
+	uart_init();
+	s = bs->InstallProtocolInterface(&h, &bds_arch_guid, EFI_NATIVE_INTERFACE, &bds);
+	step_status("driver loaded, BDS architectural protocol installed", s);
+	return s;
+}
