@@ -174,6 +174,7 @@ struct lb_uefi_image {
 	uint8_t *data;          /* private copy of the input */
 	size_t len;
 	int has_descriptor;     /* Intel flash descriptor image */
+	unsigned flags;         /* parse flags */
 	size_t n_nodes;
 	size_t total_decomp;
 	char err[LB_UEFI_ERRLEN];
