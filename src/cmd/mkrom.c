@@ -1,0 +1,131 @@
+/* lboot mkrom: build the LinuxBoot ROM (OVMF minus BdsDxe & co + lbootdxe + Linux). */
+#include "lboot.h"
+
+LB_APPLET(mkrom, LB_HOST,
+"usage: lboot mkrom [--base IMAGE] [--keep FILE] [--dxe lbootdxe.efi]\n"
+"         [--kernel bzImage] [--initrd INITRAMFS] [--cmdline STR]\n"
+"         [--vars VARS.fd] [--vars-out FILE] [-q] -o OUT.rom\n"
+"Build a LinuxBoot ROM from an EDK2/OVMF image: remove every DXE driver and\n"
+"application of the DXE volume not in the keep list (and always BdsDxe), add\n"
+"lbootdxe (the BDS replacement that starts Linux from flash), the kernel, the\n"
+"initramfs and the command line, recompress, and write OUT atomically. The same\n"
+"inputs give the same bytes. Prints what was removed and kept and the sizes.\n"
+"  --base IMAGE     firmware image (default /usr/share/OVMF/OVMF_CODE_4M.fd)\n"
+"  --keep FILE      keep list: one FFS GUID per line, '#' comments\n"
+"                   (default: keep everything but BdsDxe)\n"
+"  --dxe FILE       the lbootdxe driver (default build/dxe/lbootdxe.efi)\n"
+"  --kernel FILE    bzImage with the EFI stub (without it the ROM halts with\n"
+"                   'lbootdxe: FATAL')\n"
+"  --initrd FILE    initramfs, served to the kernel through LoadFile2\n"
+"  --cmdline STR    kernel command line (default: none stored, lbootdxe uses\n"
+"                   'console=ttyS0,115200 panic=10')\n"
+"  --vars FILE      variable store template of a split CODE image (default: the\n"
+"                   base's name with CODE -> VARS)\n"
+"  --vars-out FILE  where to copy it for pflash unit 1 (default OUT minus .rom\n"
+"                   plus -vars.fd); only written for images without NVRAM\n"
+"  -q, --quiet      no report\n"
+"  -o, --output OUT the ROM to write (never one of the inputs)\n"
+"Exit: 0 ok, 1 failure, 2 usage.\n")
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mkrom.h"
+
+static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *r)
+{
+	uint64_t removed_bytes = 0, kept_bytes = 0;
+
+	for (size_t i = 0; i < r->n_removed; i++)
+		removed_bytes += r->removed[i].size;
+	for (size_t i = 0; i < r->n_kept; i++)
+		kept_bytes += r->kept[i].size;
+	printf("removed %zu DXE files (%llu bytes):", r->n_removed,
+	       (unsigned long long)removed_bytes);
+	for (size_t i = 0; i < r->n_removed; i++)
+		printf(" %s", r->removed[i].name[0] ? r->removed[i].name : r->removed[i].guid);
+	printf("\nkept %zu DXE files (%llu bytes):", r->n_kept,
+	       (unsigned long long)kept_bytes);
+	for (size_t i = 0; i < r->n_kept; i++)
+		printf(" %s", r->kept[i].name[0] ? r->kept[i].name : r->kept[i].guid);
+	printf("\n");
+	for (size_t i = 0; i < r->n_keep_missing; i++)
+		printf("note: keep-list GUID %s is not in the base\n", r->keep_missing[i]);
+	printf("added: lbootdxe %zu bytes, kernel %zu bytes%s, initramfs %zu bytes%s, "
+	       "command line %zu bytes%s\n", r->dxe_size, r->kernel_size,
+	       o->kernel ? "" : " (none: the ROM will halt)", r->initrd_size,
+	       o->initrd ? "" : " (none)", r->cmdline_len,
+	       o->cmdline ? "" : " (none: driver default)");
+	printf("compressed DXE volume section: %llu bytes in the base, %llu bytes now\n",
+	       (unsigned long long)r->comp_before, (unsigned long long)r->comp_after);
+	printf("flash volume free space: %llu bytes in the base, %llu bytes left\n",
+	       (unsigned long long)r->free_before, (unsigned long long)r->free_after);
+	printf("payload: kernel + initramfs = %zu bytes; room for it after pruning: "
+	       "about %llu bytes (payload + what is left)\n",
+	       r->kernel_size + r->initrd_size,
+	       (unsigned long long)(r->kernel_size + r->initrd_size + r->free_after));
+	printf("wrote %s (%llu bytes)", o->out, (unsigned long long)r->image_size);
+	if (r->vars_out)
+		printf(" and %s (variable store for pflash unit 1)", r->vars_out);
+	printf("\n");
+}
+
+int mkrom_main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "base", required_argument, NULL, 'b' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "dxe", required_argument, NULL, 'd' },
+		{ "kernel", required_argument, NULL, 'K' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "vars", required_argument, NULL, 'v' },
+		{ "vars-out", required_argument, NULL, 'V' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lb_mkrom_opts o = { .dxe = "build/dxe/lbootdxe.efi" };
+	struct lb_mkrom_report r;
+	char err[512];
+	int c, quiet = 0, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o.base = optarg; break;
+		case 'k': o.keep = optarg; break;
+		case 'd': o.dxe = optarg; break;
+		case 'K': o.kernel = optarg; break;
+		case 'i': o.initrd = optarg; break;
+		case 'c': o.cmdline = optarg; break;
+		case 'v': o.vars = optarg; break;
+		case 'V': o.vars_out = optarg; break;
+		case 'o': o.out = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h':
+			lb_usage("mkrom");
+			return 0;
+		default:
+			lb_usage("mkrom");
+			return 2;
+		}
+	}
+	if (optind != argc || !o.out || !o.out[0]) {
+		lb_err(optind != argc ? "unexpected argument '%s'" : "missing -o OUT%s",
+		       optind != argc ? argv[optind] : "");
+		lb_usage("mkrom");
+		return 2;
+	}
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	if (rc) {
+		lb_err("%s", err);
+		return 1;
+	}
+	if (!quiet)
+		report(&o, &r);
+	lb_mkrom_report_free(&r);
+	return 0;
+}

@@ -1,0 +1,15 @@
+#!/bin/bash
+# A ROM without the kernel file: lbootdxe must say so (FATAL + halted) on
+# the serial console within the timeout, not hang silently.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rom-lib.sh"
+e2e_init rom-nokernel
+rom_build "$T/lboot.rom" --initrd "$OUT/initramfs.cpio.xz"
+ok "mkrom without --kernel"
+E2E_FIRMWARE=$T/lboot.rom E2E_VARS=$T/lboot-vars.fd qemu_start
+expect 'lbootdxe: FATAL: kernel file 1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B .*not found.*EFI_NOT_FOUND' 150 &&
+	ok "FATAL message names the missing kernel file ($(elapsed) s)" || not_ok "FATAL message names the missing kernel file"
+expect 'lbootdxe: halted' 30 && ok "final halt message" || not_ok "final halt message"
+expect_not 'lbootdxe: starting the kernel' && ok "no kernel started" || not_ok "no kernel started"
+qemu_stop
+e2e_done
