@@ -138,7 +138,7 @@ static size_t parse_fname(const char *fname, const char *suffix, int *left)
 		while (i > 0 && fname[i - 1] >= '0' && fname[i - 1] <= '9')
 			i--;
 	}
-	if (i < d && i > 0 && fname[i - 1] == '+' && d - i <= 6) {
+	if (i < d && i > 1 && fname[i - 1] == '+' && d - i <= 6) {
 		v = 0;
 		for (size_t k = i; k < d; k++)
 			v = v * 10 + (fname[k] - '0');

@@ -8,6 +8,7 @@
 #define LB_BLS_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "entry.h"
 #include "fs.h"

@@ -7,6 +7,7 @@
 #define LB_SYSLINUX_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "entry.h"
 #include "fs.h"
