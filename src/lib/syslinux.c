@@ -54,7 +54,7 @@ struct sx {
 	struct lb_entries *msgs;
 	char *cwd;
 	char *gappend, *deflt, *ontimeout, *deflt_src, *onto_src, *menudef;
-	int timeout, prompt, ui, depth, incl, text, in_begin;
+	int timeout, prompt, ui, depth, incl, text, in_begin, mtitled;
 	char *mname[SX_MAX_MENU + 1];
 	long first_top;
 	struct label cur;
@@ -91,8 +91,10 @@ static char *resolve(const char *cwd, const char *p)
 	char *r;
 	size_t n;
 
-	if (!strncmp(p, "::", 2))
+	if (!strncmp(p, "::", 2)) { /* "::path": absolute */
 		p += 2;
+		cwd = NULL;
+	}
 	if (p[0] == '/' || !cwd || !*cwd)
 		return asprintf(&r, "%s%s", p[0] == '/' ? "" : "/", p) < 0 ? NULL : r;
 	n = strlen(cwd);
@@ -410,6 +412,20 @@ static int set_kernel(struct sx *s, int kt, const char *v)
 	return set(&s->cur.kernel, v);
 }
 
+/* Name of the current submenu in entry titles; MENU LABEL beats MENU
+ * TITLE beats the MENU BEGIN tag. */
+static int set_menu_name(struct sx *s, const char *name)
+{
+	char *t = untag(name);
+
+	if (!t)
+		return -ENOMEM;
+	free(s->mname[s->depth]);
+	s->mname[s->depth] = t;
+	s->mtitled = 1;
+	return 0;
+}
+
 static int menu_kw(struct sx *s, const char *src, const char *v)
 {
 	const char *arg = v;
@@ -425,11 +441,11 @@ static int menu_kw(struct sx *s, const char *src, const char *v)
 		if (s->cur.open)
 			return set(&s->cur.title, arg);
 		if (s->in_begin && s->depth > 0 && s->depth <= SX_MAX_MENU)
-			return set(&s->mname[s->depth], arg);
+			return set_menu_name(s, arg);
 	} else if (SUB("title")) {
 		if (!s->cur.open && s->in_begin && s->depth > 0 &&
-		    s->depth <= SX_MAX_MENU && !s->mname[s->depth])
-			return set(&s->mname[s->depth], arg);
+		    s->depth <= SX_MAX_MENU && !s->mtitled)
+			return set_menu_name(s, arg);
 	} else if (SUB("hide") || SUB("disable")) {
 		if (s->cur.open)
 			s->cur.hidden = 1;
@@ -450,6 +466,7 @@ static int menu_kw(struct sx *s, const char *src, const char *v)
 			free(s->mname[s->depth]);
 			s->mname[s->depth] = NULL;
 			s->in_begin = 1;
+			s->mtitled = 0;
 			if (*arg && set(&s->mname[s->depth], arg))
 				return -ENOMEM;
 		}
