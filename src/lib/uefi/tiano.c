@@ -662,6 +662,7 @@ struct enc {
 	uint32_t cfreq[NC], pfreq[NPT_MAX], tfreq[NT];
 	uint8_t clen[NC], plen[NPT_MAX], tlen[NT];
 	uint16_t ccode[NC], pcode[NPT_MAX], tcode[NT];
+	unsigned p_pad; /* extra zero lengths in the next P header (see below) */
 };
 
 static unsigned bitlen(uint32_t v)
@@ -704,12 +705,13 @@ static unsigned bitlen(uint32_t v)
 } while (0)
 
 static void write_pt_len(struct enc *e, const uint8_t *lens, unsigned n, unsigned nbit,
-			 unsigned special)
+			 unsigned special, unsigned pad)
 {
 	unsigned i = 0;
 
 	while (n > 0 && lens[n - 1] == 0)
 		n--;
+	n += pad; /* trailing zero lengths: lens[] is zero there */
 	bw_put(&e->w, nbit, n);
 	while (i < n) {
 		unsigned k = lens[i++];
@@ -752,7 +754,7 @@ static void send_block(struct enc *e, const struct sym *syms, size_t nsym)
 		unsigned tonly, tused = make_lengths(e->tfreq, NT, MAXBITS, e->tlen, &tonly);
 		if (tused >= 2) {
 			make_codes(e->tlen, NT, e->tcode);
-			write_pt_len(e, e->tlen, NT, TBIT, 3);
+			write_pt_len(e, e->tlen, NT, TBIT, 3, 0);
 		} else {
 			memset(e->tlen, 0, sizeof(e->tlen));
 			bw_put(&e->w, TBIT, 0);
@@ -773,31 +775,44 @@ static void send_block(struct enc *e, const struct sym *syms, size_t nsym)
 	}
 
 	used = make_lengths(e->pfreq, ap->np, MAXBITS, e->plen, &only);
+	if (used < 2 && (ap->pbit == 5 || e->p_pad)) {
+		/*
+		 * Tiano block with 0 or 1 position symbols: the single-symbol form
+		 * would also parse as EFI 1.1 (the two formats differ only in PBIT)
+		 * and auto-detection could pick the wrong one. Use a two-symbol
+		 * code {s-1, s} (or {0, 1}) of 1-bit lengths instead: count n =
+		 * s+1 in 5 bits, then 3(s-1) zero bits. EFI 1.1 reads a count of
+		 * n >> 1 and then lengths from one bit of n followed by zeros:
+		 * at most one nonzero length, never a complete code.
+		 */
+		unsigned s = used ? only : 0;
+		memset(e->plen, 0, sizeof(e->plen));
+		e->plen[s ? s - 1 : 0] = 1;
+		e->plen[s ? s : 1] = 1;
+		used = 2;
+	}
 	if (used >= 2) {
+		unsigned n = ap->np, pad = e->p_pad;
+		while (n > 0 && e->plen[n - 1] == 0)
+			n--;
+		if (n + pad > (1u << ap->pbit) - 1)
+			pad = (1u << ap->pbit) - 1 - n;
 		make_codes(e->plen, ap->np, e->pcode);
-		write_pt_len(e, e->plen, ap->np, ap->pbit, ~0u);
+		write_pt_len(e, e->plen, ap->np, ap->pbit, ~0u, pad);
+		e->p_pad = 0;
 	} else if (used == 1) {
 		memset(e->plen, 0, sizeof(e->plen));
 		bw_put(&e->w, ap->pbit, 0);
 		bw_put(&e->w, ap->pbit, only);
 	} else {
 		/*
-		 * No matches: the P header is unused, so pick one that fails to
-		 * parse under the other algorithm (the two differ only in PBIT and
-		 * a literal-only stream would otherwise decode both ways).
-		 * EFI 1.1: "0000 0111" is read by Tiano as count 0, symbol
-		 * "0111x" >= NP 20. Tiano: count 2, lengths {1,1} "00010 001 001"
-		 * is read by EFI 1.1 as count 1, length 0: an incomplete code.
+		 * EFI 1.1 block without matches: the P header is unused; "0000
+		 * 0111" is read by Tiano as count 0, then a symbol "0111x" >= its
+		 * NP of 20, so Tiano rejects it (helps UEFITool-style detection).
 		 */
 		memset(e->plen, 0, sizeof(e->plen));
-		if (ap->pbit == 4) {
-			bw_put(&e->w, 4, 0);
-			bw_put(&e->w, 4, 7);
-		} else {
-			bw_put(&e->w, 5, 2);
-			bw_put(&e->w, 3, 1);
-			bw_put(&e->w, 3, 1);
-		}
+		bw_put(&e->w, 4, 0);
+		bw_put(&e->w, 4, 7);
 	}
 
 	for (size_t i = 0; i < nsym; i++) {
@@ -873,8 +888,8 @@ static unsigned m_find(const struct matcher *m, size_t i, uint32_t *dist)
 	return best >= THRESHOLD ? best : 0;
 }
 
-int lb_tiano_compress(enum lb_tiano_alg alg, const uint8_t *src, size_t len,
-		      uint8_t **out, size_t *out_len)
+static int encode(enum lb_tiano_alg alg, const uint8_t *src, size_t len, unsigned p_pad,
+		  uint8_t **out, size_t *out_len)
 {
 	struct enc *e = NULL;
 	struct sym *syms = NULL;
@@ -882,10 +897,6 @@ int lb_tiano_compress(enum lb_tiano_alg alg, const uint8_t *src, size_t len,
 	size_t nsym = 0;
 	int rc;
 
-	if (!out || !out_len || (unsigned)alg > LB_ALG_TIANO || (!src && len))
-		return -EINVAL;
-	if (len > LB_TIANO_MAX_OUT)
-		return -EFBIG;
 	e = calloc(1, sizeof(*e));
 	syms = malloc(BLOCK_SYMS * sizeof(*syms));
 	if (!e || !syms) {
@@ -893,6 +904,7 @@ int lb_tiano_compress(enum lb_tiano_alg alg, const uint8_t *src, size_t len,
 		goto out;
 	}
 	e->ap = &alg_tab[alg];
+	e->p_pad = p_pad;
 	m.src = src;
 	m.n = len;
 	m.wsize = 1u << e->ap->wndbit;
@@ -974,4 +986,48 @@ out:
 	free(m.head);
 	free(m.prev);
 	return rc;
+}
+
+/*
+ * The two formats differ only in the width of the position-set count, so a
+ * stream may also decode (to garbage) under the other algorithm, which
+ * defeats auto-detection (ours and UEFITool's). Check the result with the
+ * other decoder; if it decodes, re-encode with the first block's position
+ * count padded by trailing zero lengths (valid for every decoder, but it
+ * changes how the other algorithm misparses the header).
+ */
+#define MAX_VARIANTS 8
+
+int lb_tiano_compress(enum lb_tiano_alg alg, const uint8_t *src, size_t len,
+		      uint8_t **out, size_t *out_len)
+{
+	enum lb_tiano_alg other = alg == LB_ALG_EFI11 ? LB_ALG_TIANO : LB_ALG_EFI11;
+	uint8_t *buf = NULL, *chk;
+	size_t n = 0, chk_n;
+	int rc;
+
+	if (!out || !out_len || (unsigned)alg > LB_ALG_TIANO || (!src && len))
+		return -EINVAL;
+	if (len > LB_TIANO_MAX_OUT)
+		return -EFBIG;
+	for (unsigned v = 0; v < MAX_VARIANTS; v++) {
+		free(buf);
+		buf = NULL;
+		rc = encode(alg, src, len, v, &buf, &n);
+		if (rc)
+			return rc;
+		if (len == 0)
+			break;
+		rc = decode(other, buf, n, LB_TIANO_MAX_OUT, &chk, &chk_n, NULL);
+		if (rc == -ENOMEM) {
+			free(buf);
+			return rc;
+		}
+		if (rc)
+			break; /* unambiguous */
+		free(chk);
+	}
+	*out = buf;
+	*out_len = n;
+	return 0;
 }
