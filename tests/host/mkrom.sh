@@ -1,0 +1,125 @@
+#!/bin/bash
+# lbootdxe.efi is a valid PE32+ boot-service driver with base relocations;
+# `lboot mkrom` output checked by a peer (UEFIExtract: files, names, section
+# bodies byte for byte), reproducible, atomic, and its errors.
+cd "$(dirname "$0")/../.." || exit 1
+N=host/mkrom
+ok() { echo "ok $N: $*"; }
+not_ok() { echo "not ok $N: $*"; }
+check() { # NAME CMD...
+	local name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+LBOOT=out/lboot
+DXE=build/dxe/lbootdxe.efi
+BASE=/usr/share/OVMF/OVMF_CODE_4M.fd
+VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
+[ -x "$LBOOT" ] || { not_ok "missing $LBOOT (run make)"; exit 1; }
+[ -f "$DXE" ] || make -s "$DXE" >/dev/null || { not_ok "build $DXE"; exit 1; }
+[ -f "$BASE" ] || { not_ok "missing $BASE (apt-get install ovmf)"; exit 1; }
+T=build/test-mkrom
+rm -rf "$T"; mkdir -p "$T"
+
+# --- the driver's PE ----------------------------------------------------------
+objdump -p "$DXE" >"$T/pe.txt" 2>&1
+check "lbootdxe.efi is PE32+" grep -q 'Magic.*020b.*(PE32+)' "$T/pe.txt"
+check "lbootdxe.efi is an EFI boot service driver" grep -q 'Subsystem.*0000000b' "$T/pe.txt"
+nrel=$(grep -c 'DIR64' "$T/pe.txt")
+check "lbootdxe.efi has DIR64 base relocations ($nrel)" [ "$nrel" -gt 0 ]
+chars=$(awk '/^Characteristics/{print $2}' "$T/pe.txt")
+check "lbootdxe.efi relocations not stripped (characteristics $chars)" \
+	[ $(( chars & 1 )) -eq 0 ]
+check "lbootdxe.efi has an entry point" \
+	grep -Eq 'AddressOfEntryPoint[[:space:]]+0*[1-9a-f]' "$T/pe.txt"
+check "lbootdxe.efi has no timestamp (reproducible)" grep -q 'Time/Date.*1970' "$T/pe.txt"
+
+# --- inputs: a small fake kernel (any PE) and an initramfs ------------------------
+cp "$DXE" "$T/kernel"
+head -c 150000 /dev/urandom >"$T/initrd"
+cmdline='console=ttyS0,115200 lboot.test="a b" panic=-1'
+mk() { # OUT [args...]
+	local o=$1; shift
+	"$LBOOT" mkrom --keep rom/keep-ovmf.txt --dxe "$DXE" -o "$o" "$@"
+}
+
+mk "$T/a.rom" --kernel "$T/kernel" --initrd "$T/initrd" --cmdline "$cmdline" >"$T/a.out" 2>&1
+rc=$?
+check "mkrom exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || sed 's/^/# /' "$T/a.out"
+check "ROM has the base's size" [ "$(stat -c %s "$T/a.rom")" -eq "$(stat -c %s "$BASE")" ]
+check "report names removed drivers" grep -Eq '^removed [0-9]+ DXE files .* BdsDxe .*UiApp.* Shell' "$T/a.out"
+check "report names kept drivers" grep -Eq '^kept 30 DXE files .* ConSplitterDxe' "$T/a.out"
+check "report gives free space" grep -Eq '^flash volume free space: [0-9]+ bytes in the base, [0-9]+ bytes left' "$T/a.out"
+check "vars copy written" cmp -s "$T/a-vars.fd" "$VARS"
+check "no temporary files left" [ -z "$(ls "$T" | grep '\.tmp\.')" ]
+
+# reproducible: same inputs, same bytes
+mk "$T/b.rom" --kernel "$T/kernel" --initrd "$T/initrd" --cmdline "$cmdline" >/dev/null 2>&1
+check "two builds are byte-identical" cmp -s "$T/a.rom" "$T/b.rom"
+
+# --- peer: UEFIExtract -------------------------------------------------------------
+if command -v UEFIExtract >/dev/null; then
+	mkdir -p "$T/ux" && cp "$T/a.rom" "$T/ux/rom"
+	(cd "$T/ux" && UEFIExtract rom report >/dev/null 2>&1)
+	r=$T/ux/rom.report.txt
+	check "UEFIExtract: LbootDxe is a DXE driver" grep -Eq 'DXE driver .*052E9DF6-9113-49CC-A446-F9803E058444 \| LbootDxe' "$r"
+	check "UEFIExtract: kernel is an application" grep -Eq 'Application .*1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B \| LbootKernel' "$r"
+	check "UEFIExtract: no BdsDxe, UiApp, Shell" bash -c "! grep -Eq '\| (BdsDxe|UiApp|Shell)\$' '$r'"
+	ndrv=$(grep -c ' File .*| DXE driver ' "$r")
+	check "UEFIExtract: 31 DXE drivers (30 kept + lbootdxe), got $ndrv" [ "$ndrv" -eq 31 ]
+	(cd "$T/ux" &&
+	 UEFIExtract rom 2FF050F8-93A9-411A-A4BE-DF58B51B4A18 -o ird -m body -t 19 >/dev/null 2>&1
+	 UEFIExtract rom 3BD30B26-F965-4B9A-BFDB-600888F3B8F8 -o cmd -m body -t 19 >/dev/null 2>&1
+	 UEFIExtract rom 1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B -o krn -m body -t 10 >/dev/null 2>&1
+	 UEFIExtract rom 052E9DF6-9113-49CC-A446-F9803E058444 -o drv -m body -t 13 >/dev/null 2>&1)
+	check "UEFIExtract: initramfs RAW section byte-identical" cmp -s "$T/ux/ird/body.bin" "$T/initrd"
+	check "UEFIExtract: kernel PE32 section byte-identical" cmp -s "$T/ux/krn/body.bin" "$T/kernel"
+	check "UEFIExtract: command line RAW section" [ "$(cat "$T/ux/cmd/body.bin" 2>/dev/null)" = "$cmdline" ]
+	check "UEFIExtract: driver depex is TRUE END" [ "$(od -An -tx1 "$T/ux/drv/body.bin" 2>/dev/null | tr -d ' \n')" = 0608 ]
+else
+	echo "# UEFIExtract not installed: peer checks skipped"
+fi
+
+# --- our own parser reads it back --------------------------------------------------
+"$LBOOT" uefi ls "$T/a.rom" >"$T/ls.txt" 2>&1 &&
+	check "lboot uefi ls lists LbootKernel" grep -q LbootKernel "$T/ls.txt"
+
+# --- combined image (NVRAM inside): no vars file --------------------------------
+if [ -f /usr/share/ovmf/OVMF.fd ]; then
+	mk "$T/c.rom" --base /usr/share/ovmf/OVMF.fd --kernel "$T/kernel" >"$T/c.out" 2>&1
+	check "combined OVMF.fd base builds" [ $? -eq 0 ]
+	check "combined base: no vars file" [ ! -e "$T/c-vars.fd" ]
+fi
+
+# --- errors --------------------------------------------------------------------------
+# payload too large for the flash volume
+{ printf 'MZ'; head -c 5000000 /dev/urandom; } >"$T/huge"
+mk "$T/huge.rom" --kernel "$T/huge" >"$T/huge.out" 2>&1
+rc=$?
+check "too large: exit 1" [ $rc -eq 1 ]
+check "too large: says it does not fit" grep -q 'does not fit' "$T/huge.out"
+check "too large: no output" [ ! -e "$T/huge.rom" ]
+
+printf '# BdsDxe must go\n6D33944A-EC75-4855-A54D-809C75241F6C # BdsDxe\n' >"$T/keep-bds"
+"$LBOOT" mkrom --keep "$T/keep-bds" --dxe "$DXE" -o "$T/x.rom" >"$T/x.out" 2>&1
+rc=$?
+check "keep list with BdsDxe: exit 1 naming it" bash -c "[ $rc -eq 1 ] && grep -q BdsDxe '$T/x.out'"
+printf '80CF7257-87AB-47F9-A3FE-D50B76D89541\nnot-a-guid\n' >"$T/keep-bad"
+"$LBOOT" mkrom --keep "$T/keep-bad" --dxe "$DXE" -o "$T/x.rom" >"$T/x.out" 2>&1
+rc=$?
+check "bad keep list: exit 1 naming line 2" bash -c "[ $rc -eq 1 ] && grep -q 'line 2' '$T/x.out'"
+"$LBOOT" mkrom --dxe "$T/initrd" -o "$T/x.rom" >"$T/x.out" 2>&1
+check "non-PE driver: exit 1" [ $? -eq 1 ]
+"$LBOOT" mkrom --base "$T/initrd" --dxe "$DXE" -o "$T/x.rom" >"$T/x.out" 2>&1
+check "non-UEFI base: exit 1" [ $? -eq 1 ]
+cp "$BASE" "$T/base.fd"
+sum=$(sha256sum <"$T/base.fd")
+"$LBOOT" mkrom --base "$T/base.fd" --vars "$VARS" --dxe "$DXE" -o "$T/base.fd" >"$T/x.out" 2>&1
+rc=$?
+check "output = input: exit 1" [ $rc -eq 1 ]
+check "output = input: input untouched" [ "$(sha256sum <"$T/base.fd")" = "$sum" ]
+check "missing -o: exit 2" bash -c "'$LBOOT' mkrom --dxe '$DXE' >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "unknown option: exit 2" bash -c "'$LBOOT' mkrom --bogus -o x >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "--help: exit 0 with usage" bash -c "'$LBOOT' mkrom --help | grep -q '^usage: lboot mkrom'"
+check "no stray x.rom" [ ! -e "$T/x.rom" ]
