@@ -266,7 +266,7 @@ static int fv_check(struct lb_uefi_image *img, const uint8_t *p, size_t avail, u
 				   (unsigned long long)abs, hl);
 	if (len > avail)
 		return uefi_seterr(img, -EBADMSG,
-				   "volume at 0x%llx: length 0x%llx exceeds the 0x%zx bytes available",
+				   "volume at 0x%llx: length 0x%llx exceeds the 0x%zx bytes available (truncated?)",
 				   (unsigned long long)abs, (unsigned long long)len, avail);
 	for (unsigned i = 0; i < hl; i += 2)
 		sum = (uint16_t)(sum + rd16(p + i));
@@ -711,6 +711,21 @@ static int add_pad(struct lb_uefi_image *img, struct lb_uefi_node *parent, size_
 	return 0;
 }
 
+/* Is there a volume header with a sane length and a right checksum at p? */
+static int hdr_sum_ok(const uint8_t *p, size_t avail)
+{
+	uint16_t hl, sum = 0;
+
+	if (avail < 0x40)
+		return 0;
+	hl = rd16(p + 0x30);
+	if (hl < 0x40 || (hl & 1) || hl > avail || rd64(p + 0x20) < hl)
+		return 0;
+	for (unsigned i = 0; i < hl; i += 2)
+		sum = (uint16_t)(sum + rd16(p + i));
+	return sum == 0;
+}
+
 /* Scan [start, end) of the image for volumes. */
 static int parse_bios(struct lb_uefi_image *img, struct lb_uefi_node *parent, size_t start, size_t end)
 {
@@ -733,11 +748,9 @@ static int parse_bios(struct lb_uefi_image *img, struct lb_uefi_node *parent, si
 		/* a plausible candidate: zero vector-ish structure + sane lengths */
 		rc = fv_check(img, img->data + v, end - v, v, &fvlen);
 		if (rc) {
-			uint16_t hl = end - v >= 0x40 ? rd16(img->data + v + 0x30) : 0;
-			uint64_t l = end - v >= 0x40 ? rd64(img->data + v + 0x20) : 0;
-			/* structurally sound header with a bad checksum: that is an error */
-			if (hl >= 0x40 && !(hl & 1) && l >= hl && l <= end - v &&
-			    strstr(img->err, "checksum"))
+			/* a header whose own checksum is right is a volume: its
+			 * failure (truncation, ...) is an error, not padding */
+			if (hdr_sum_ok(img->data + v, end - v))
 				return rc;
 			img->err[0] = 0;
 			pos++;

@@ -351,7 +351,9 @@ int uefi_ser_node(struct lb_uefi_image *img, struct lb_uefi_node *n, struct obuf
 	size_t start = o->len;
 	int rc;
 
-	if (!n->dirty)
+	if (!n->dirty || (n->opaque && n->kind != LB_UEFI_VOLUME) ||
+	    (n->kind == LB_UEFI_SECTION && n->comp == LB_COMP_NONE &&
+	     n->type != LB_SECTION_FIRMWARE_VOLUME_IMAGE))
 		return ob_put(o, n->raw, n->raw_len);
 	switch (n->kind) {
 	case LB_UEFI_IMAGE:
