@@ -228,7 +228,7 @@ int lb_cpio_next(struct lb_cpio_reader *r, struct lb_cpio_entry *e)
 			if (get_hex(h + 6 + 8 * i, &f[i]) < 0)
 				return fail(r, -EINVAL);
 		uint32_t namesize = f[11];
-		if (namesize < 1 || namesize > LB_CPIO_MAX_NAME)
+		if (namesize < 2 || namesize > LB_CPIO_MAX_NAME) /* "" is no name */
 			return fail(r, -EINVAL);
 		if (namesize > left - LB_CPIO_HDR_LEN)
 			return fail(r, -EBADMSG);

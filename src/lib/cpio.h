@@ -82,8 +82,8 @@ void lb_cpio_reader_init(struct lb_cpio_reader *r, const void *buf, size_t len,
 /*
  * Next member (the trailers are consumed, not returned): 1 and *e filled,
  * 0 at the end of the archive sequence, or a negative errno:
- * -EINVAL  bad magic, bad hex digit, bad namesize, name without its NUL or
- *          with an embedded one, unknown file type, size on a special file,
+ * -EINVAL  bad magic, bad hex digit, bad namesize (empty name, > 4096),
+ *          name without its NUL or with an embedded one, unknown file type, size on a special file,
  *          empty or too long symlink target;
  * -EBADMSG truncation (header, name, data or a missing trailer), misaligned
  *          archive start, 070702 checksum mismatch.

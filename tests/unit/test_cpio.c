@@ -229,6 +229,7 @@ int main(void)
 		CORRUPT(p[f + 6 + 8 + 3] = 'G', -EINVAL);           /* hex digit */
 		CORRUPT(p[f + 6 + 8 * 6 + 7] = ' ', -EINVAL);
 		CORRUPT(put_field(p + f, 11, 0), -EINVAL);          /* namesize 0 */
+		CORRUPT((put_field(p + f, 11, 1), p[f + 110] = 0), -EINVAL); /* "" */
 		CORRUPT(put_field(p + f, 11, 5000), -EINVAL);       /* > 4096 */
 		CORRUPT(put_field(p + f, 11, 3), -EINVAL);          /* no NUL */
 		CORRUPT(p[f + 110 + 1] = 0, -EINVAL);               /* embedded NUL */
