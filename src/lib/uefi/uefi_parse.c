@@ -69,7 +69,8 @@ int ob_fill(struct obuf *o, uint8_t b, size_t n)
 
 	if (rc)
 		return rc;
-	memset(o->p + o->len, b, n);
+	if (n)
+		memset(o->p + o->len, b, n);
 	o->len += n;
 	return 0;
 }
@@ -711,15 +712,23 @@ static int add_pad(struct lb_uefi_image *img, struct lb_uefi_node *parent, size_
 	return 0;
 }
 
-/* Is there a volume header with a sane length and a right checksum at p? */
-static int hdr_sum_ok(const uint8_t *p, size_t avail)
+/*
+ * Is there a volume header at p that is surely meant as one: sane header
+ * length, a known FFS file system GUID or a right header checksum? Its
+ * failures (truncation, bad checksum) are errors, not padding.
+ */
+static int plausible_fv(const uint8_t *p, size_t avail)
 {
 	uint16_t hl, sum = 0;
 
 	if (avail < 0x40)
 		return 0;
 	hl = rd16(p + 0x30);
-	if (hl < 0x40 || (hl & 1) || hl > avail || rd64(p + 0x20) < hl)
+	if (hl < 0x40 || (hl & 1) || rd64(p + 0x20) < hl || (p[0x37] != 1 && p[0x37] != 2))
+		return 0;
+	if (!memcmp(p + 0x10, lb_guid_ffs2, 16) || !memcmp(p + 0x10, lb_guid_ffs3, 16))
+		return 1;
+	if (hl > avail)
 		return 0;
 	for (unsigned i = 0; i < hl; i += 2)
 		sum = (uint16_t)(sum + rd16(p + i));
@@ -750,7 +759,7 @@ static int parse_bios(struct lb_uefi_image *img, struct lb_uefi_node *parent, si
 		if (rc) {
 			/* a header whose own checksum is right is a volume: its
 			 * failure (truncation, ...) is an error, not padding */
-			if (hdr_sum_ok(img->data + v, end - v))
+			if (plausible_fv(img->data + v, end - v))
 				return rc;
 			img->err[0] = 0;
 			pos++;
@@ -788,7 +797,7 @@ static int parse_descriptor(struct lb_uefi_image *img, size_t sig)
 		v = rd32(img->data + o);
 		base = (size_t)(v & 0x7FFF) << 12;
 		limit = ((size_t)((v >> 16) & 0x7FFF) << 12) | 0xFFF;
-		if (base > limit || (i > 0 && base == 0))
+		if (base > limit || (i > 0 && base == 0) || (v & 0x7FFF) == 0x7FFF)
 			continue; /* unused */
 		if (limit >= img->len)
 			return uefi_seterr(img, -EBADMSG,
