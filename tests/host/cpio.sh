@@ -7,7 +7,7 @@ L=${LBOOT:-$PWD/out/lboot}
 [ -x "$L" ] || { echo "not ok cpio.sh: $L missing (make out/lboot)"; exit 1; }
 command -v cpio >/dev/null || { echo "not ok cpio.sh: GNU cpio missing"; exit 1; }
 T=$(mktemp -d /tmp/lboot-cpio-sh.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "$KEEP" ] || rm -rf "$T"' EXIT
 export TZ=UTC
 umask 022
 
@@ -75,6 +75,20 @@ expect_names() {
 }
 "$L" cpio -t "$A" >"$T/names"
 check "mkinitramfs base tree, init, files, sorted" expect_names "$T/names"
+
+dests() {
+	"$L" mkinitramfs -o "$T/dst.cpio" --compress none "$S/tree:/" "$S/single:/etc/" \
+		--file "$S/init:/usr/lib/x" "$S/tree/sub/deeper/" 2>/dev/null || return 1
+	"$L" cpio -t "$T/dst.cpio" >"$T/dst.names" || return 1
+	for n in a.txt sub/link sub/deeper/file etc/single usr/lib/x deeper/file; do
+		grep -qx -- "$n" "$T/dst.names" || { echo "missing $n"; return 1; }
+	done
+	# a file cannot become the root; a taken name is an error
+	"$L" mkinitramfs -o "$T/dst2.cpio" "$S/single:/" 2>/dev/null && return 1
+	"$L" mkinitramfs -o "$T/dst2.cpio" "$S/single:/dev/null" 2>"$T/err" && return 1
+	grep -q 'already in the image' "$T/err" && [ ! -e "$T/dst2.cpio" ]
+}
+check "--file destinations: DIR:/ merges, DST/ appends the name, collisions fail" dests
 
 G=$T/gnu-x
 mkdir "$G"
