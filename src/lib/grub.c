@@ -629,8 +629,18 @@ static int parse_command(struct parser *P, struct node **out)
 	} else if (is_end_word(w)) {
 		r = perr(P, "unexpected reserved word");
 	} else {
+		/* any command may take { blocks } as arguments (GRUB's
+		 * GRUB_SCRIPT_ARG_TYPE_BLOCK); only menu commands use them, so
+		 * the first is kept and the command ignores it */
 		n->k = N_CMD;
-		r = parse_words(P, &n->w, 0);
+		while (!(r = parse_words(P, &n->w, 1)) && peek(&P->L) == T_LBR) {
+			struct list tmp = { 0 };
+
+			r = parse_block(P, n->body.n ? &tmp : &n->body);
+			list_free(&tmp);
+			if (r)
+				break;
+		}
 	}
 	P->depth--;
 	if (r) {
@@ -1145,12 +1155,25 @@ static int resolve_path(struct interp *ip, const char *s, struct gpath *g)
 		p = e + 1;
 	} else {
 		root = getvar(ip, "root");
-		if (root && strlen(root) < sizeof(g->dev))
-			strcpy(g->dev, root);
+		dl = root ? strlen(root) : 0;
+		if (dl >= 2 && root[0] == '(' && root[dl - 1] == ')') {
+			root++; /* set root=(hd0,1) */
+			dl -= 2;
+		}
+		if (dl < sizeof(g->dev)) {
+			memcpy(g->dev, root ? root : "", dl);
+			g->dev[dl] = 0;
+		}
 	}
 	if (strlen(p) + 2 > sizeof(g->path))
 		return -ENAMETOOLONG;
-	snprintf(g->path, sizeof(g->path), "%s%s", *p == '/' ? "" : "/", p);
+	/* "/" + p with repeated slashes collapsed, as GRUB's filesystems see it */
+	dl = 0;
+	g->path[dl++] = '/';
+	for (; *p; p++)
+		if (*p != '/' || g->path[dl - 1] != '/')
+			g->path[dl++] = *p;
+	g->path[dl] = 0;
 	if (g->dev[0])
 		g->fs = find_dev(ip, g->dev);
 	if (!g->fs) {
@@ -1707,10 +1730,34 @@ static int cmd_menu(struct interp *ip, struct node *nd, char **a, size_t n)
 
 /* --- blscfg --- */
 
-/* Append " '(dev)'BOOTDIR/path" to the generated entry source. */
-static void bls_path(struct sb *b, const char *dev, const char *bootdir, const char *p)
+/* Append " '(dev)'PATH" to the generated entry source. PATH is p inside
+ * the boot directory bootdir when that file exists or neither does, else p
+ * as written (kernel-install's 20-grub.install already writes /boot/... into
+ * entries when /boot is a directory of the root filesystem). A word starting
+ * with '$' (Fedora's "$tuned_initrd") is pasted as it is. */
+static void bls_path(const struct lb_fs *fs, struct sb *b, const char *dev,
+		     const char *bootdir, const char *p, size_t pn)
 {
-	sb_puts(b, " '(");
+	char path[4096];
+	struct stat st;
+
+	sb_putc(b, ' ');
+	if (p[0] == '$') {
+		sb_putn(b, p, pn);
+		return;
+	}
+	if (pn + strlen(bootdir) + 2 > sizeof(path)) {
+		b->err = -ENAMETOOLONG;
+		return;
+	}
+	snprintf(path, sizeof(path), "%s%s%.*s", bootdir, p[0] == '/' ? "" : "/", (int)pn, p);
+	if (bootdir[0] && lb_fs_stat(fs, path, &st)) {
+		snprintf(path, sizeof(path), "%s%.*s", p[0] == '/' ? "" : "/", (int)pn, p);
+		if (lb_fs_stat(fs, path, &st))
+			snprintf(path, sizeof(path), "%s%s%.*s", bootdir,
+				 p[0] == '/' ? "" : "/", (int)pn, p);
+	}
+	sb_puts(b, "'(");
 	for (const char *c = dev; *c; c++) {
 		if (*c == '\'')
 			sb_puts(b, "'\\''");
@@ -1718,10 +1765,27 @@ static void bls_path(struct sb *b, const char *dev, const char *bootdir, const c
 			sb_putc(b, *c);
 	}
 	sb_puts(b, ")'");
-	sb_puts(b, bootdir);
-	if (p[0] != '/')
-		sb_putc(b, '/');
-	sb_puts(b, p);
+	for (const char *c = path; *c; c++) {
+		if (strchr(" \t\n;{}'\"\\$", *c))
+			sb_putc(b, '\\');
+		sb_putc(b, *c);
+	}
+}
+
+/* Each word of a BLS path list (initrd lines may hold several). */
+static void bls_paths(const struct lb_fs *fs, struct sb *b, const char *dev,
+		      const char *bootdir, const char *v)
+{
+	while (*v) {
+		size_t n;
+
+		while (*v == ' ' || *v == '\t')
+			v++;
+		n = strcspn(v, " \t");
+		if (n)
+			bls_path(fs, b, dev, bootdir, v, n);
+		v += n;
+	}
 }
 
 /*
@@ -1729,7 +1793,7 @@ static void bls_path(struct sb *b, const char *dev, const char *bootdir, const c
  * (a separate /boot), else /boot/loader/entries (/boot a directory of the
  * root filesystem); paths in the entries are relative to the boot
  * directory, so they get the directory the entries were found under as a
- * prefix. Each entry becomes a menuentry whose body is the source blscfg
+ * prefix (see bls_path). Each entry becomes a menuentry whose body is the source blscfg
  * generates ("linux PATH OPTIONS", "initrd ...", "devicetree ..."), options
  * pasted verbatim so $kernelopts and friends expand when it runs; --id is the
  * entry id (file name stem), so saved_entry selects it.
@@ -1793,7 +1857,7 @@ static int cmd_blscfg(struct interp *ip, const char *file, int line)
 		if (e->type != LB_ENTRY_LINUX || !e->kernel)
 			continue;
 		sb_puts(&src, "menuentry \"$1\" --id \"$2\" {\nlinux");
-		bls_path(&src, dev, bootdir, e->kernel);
+		bls_path(fs, &src, dev, bootdir, e->kernel, strlen(e->kernel));
 		if (e->cmdline) {
 			sb_putc(&src, ' ');
 			sb_puts(&src, e->cmdline);
@@ -1802,12 +1866,12 @@ static int cmd_blscfg(struct interp *ip, const char *file, int line)
 		if (e->n_initrd) {
 			sb_puts(&src, "initrd");
 			for (size_t k = 0; k < e->n_initrd; k++)
-				bls_path(&src, dev, bootdir, e->initrd[k]);
+				bls_paths(fs, &src, dev, bootdir, e->initrd[k]);
 			sb_putc(&src, '\n');
 		}
 		if (e->devicetree) {
 			sb_puts(&src, "devicetree");
-			bls_path(&src, dev, bootdir, e->devicetree);
+			bls_path(fs, &src, dev, bootdir, e->devicetree, strlen(e->devicetree));
 			sb_putc(&src, '\n');
 		}
 		sb_puts(&src, "}\n");

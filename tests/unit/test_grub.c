@@ -55,17 +55,32 @@ static int n_default(void)
 
 static struct lb_fsset S;
 
-/* specs: "SUBDIR@uuid=..,grub=.." relative to tests/files/grub/NAME */
-static void fsset(const char *name, const char *const *specs)
+struct fsdef {
+	const char *sub, *uuid, *label, *grub;
+};
+
+static char *dupn(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Filesystems SUB of tests/files/grub/NAME with the given identities
+ * (grub NULL: GRUB device names unknown, as on the target). */
+static void fsset(const char *name, const struct fsdef *d, int with_grub)
 {
 	lb_fsset_free(&S);
-	for (size_t i = 0; specs[i]; i++) {
-		char spec[4200];
-		struct lb_fs f;
+	for (size_t i = 0; d[i].sub; i++) {
+		char dir[4200];
+		struct lb_fs f = { 0 };
 
-		snprintf(spec, sizeof(spec), "%s/grub/%s/%s", t_files(), name, specs[i]);
-		if (lb_fs_parse_spec(spec, &f) || lb_fsset_add(&S, &f)) {
-			printf("# cannot add %s\n", spec);
+		snprintf(dir, sizeof(dir), "%s/grub/%s/%s", t_files(), name, d[i].sub);
+		f.dir = strdup(dir);
+		f.name = strdup(d[i].sub);
+		f.uuid = dupn(d[i].uuid);
+		f.label = dupn(d[i].label);
+		f.grub = with_grub ? dupn(d[i].grub) : NULL;
+		if (lb_fsset_add(&S, &f)) {
+			printf("# cannot add %s\n", dir);
 			exit(1);
 		}
 	}
@@ -98,7 +113,8 @@ static void dump(void)
 	if ((size_t)(i) < L.n) { \
 		CHECK_STR(L.v[i].title, ti); \
 		CHECK_STR(L.v[i].id, idv); \
-		if (fsv) CHECK_STR(L.v[i].fs, fsv); \
+		const char *fsv_ = (fsv); \
+		if (fsv_) CHECK_STR(L.v[i].fs, fsv_); \
 		else CHECK(L.v[i].fs == NULL); \
 		CHECK_STR(L.v[i].kernel, k); \
 		if (cl) CHECK_STR(L.v[i].cmdline, cl); \
@@ -324,6 +340,291 @@ int main(void)
 		}
 		CHECK_INT(parse("function f { f; }\nf\n"), 0);
 		CHECK(has_msg("recursion too deep"));
+	}
+
+	/* ---------------- real-world configs ---------------- */
+	static const char DU[] = "7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d";
+	static const struct fsdef deb[] = {
+		{ "esp", "8C1D-2E3F", NULL, "hd0,gpt1" },
+		{ "root", "7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d", NULL, "hd0,gpt2" },
+		{ 0 } };
+	for (int g = 1; g >= 0; g--) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "grub debian12 (grub-mkconfig), grub names %s",
+			 g ? "known" : "unknown");
+		TEST(name) {
+			fsset("debian12", deb, g);
+			CHECK_INT(parse_fs(1, "/boot/grub/grub.cfg"), 0);
+			dump();
+			CHECK_INT(L.n, 5);
+			CHECK_INT(L.timeout, 5);
+			CHECK_ENTRY(0, "Debian GNU/Linux",
+				    "gnulinux-simple-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d", DU,
+				    "/boot/vmlinuz-6.1.0-18-amd64", "root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro quiet");
+			CHECK_INITRDS(0, "/boot/initrd.img-6.1.0-18-amd64");
+			CHECK_ENTRY(2, "Debian GNU/Linux, with Linux 6.1.0-18-amd64 (recovery mode)",
+				    "gnulinux-advanced-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d>"
+				    "gnulinux-6.1.0-18-amd64-recovery-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d",
+				    DU, "/boot/vmlinuz-6.1.0-18-amd64", "root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro single");
+			CHECK_ENTRY(3, "Debian GNU/Linux, with Linux 6.1.0-17-amd64",
+				    "gnulinux-advanced-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d>"
+				    "gnulinux-6.1.0-17-amd64-advanced-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d",
+				    DU, "/boot/vmlinuz-6.1.0-17-amd64", "root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro quiet");
+			CHECK_INITRDS(3, "/boot/initrd.img-6.1.0-17-amd64");
+			CHECK_STR(def_title(), "Debian GNU/Linux");
+			CHECK_INT(n_default(), 1);
+			CHECK(has_msg("entry 'UEFI Firmware Settings' skipped: no linux command"));
+			CHECK_STR(L.v[0].source, "/boot/grub/grub.cfg:106");
+		}
+	}
+	TEST("grub debian12 through the ESP stub (search.fs_uuid, configfile)") {
+		fsset("debian12", deb, 0);
+		CHECK_INT(parse_fs(0, "/EFI/debian/grub.cfg"), 0);
+		CHECK_INT(L.n, 5);
+		CHECK_STR(L.v[0].fs, DU);
+		CHECK_STR(L.v[0].kernel, "/boot/vmlinuz-6.1.0-18-amd64");
+		CHECK_STR(def_title(), "Debian GNU/Linux");
+		CHECK_INT(L.timeout, 5);
+	}
+	TEST("grub debian12 GRUB_DEFAULT=saved: saved_entry id path into the submenu") {
+		fsset("debian12-saved", deb, 1);
+		CHECK_INT(parse_fs(1, "/boot/grub/grub.cfg"), 0);
+		CHECK_INT(L.n, 5);
+		CHECK_STR(def_title(), "Debian GNU/Linux, with Linux 6.1.0-17-amd64");
+		CHECK_INT(lb_entries_default(&L), 3);
+		CHECK_INT(n_default(), 1);
+	}
+	TEST("grub debian12 next_entry (grub-reboot) wins over saved_entry") {
+		fsset("debian12-next", deb, 1);
+		CHECK_INT(parse_fs(0, "/EFI/debian/grub.cfg"), 0);
+		CHECK_STR(def_title(), "Debian GNU/Linux, with Linux 6.1.0-17-amd64 (recovery mode)");
+		CHECK_STR(L.v[4].cmdline, "root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro single");
+		CHECK_INT(n_default(), 1);
+	}
+
+	static const char UB[] = "c6a1d2e3-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
+	static const struct fsdef ubu[] = {
+		{ "esp", "2B4C-6D8E", NULL, "hd0,gpt1" },
+		{ "root", "9f1e2d3c-4b5a-4697-8877-665544332211", NULL, "hd0,gpt3" },
+		{ "boot", "c6a1d2e3-4f5a-4b6c-8d7e-9f0a1b2c3d4e", NULL, "hd0,gpt2" },
+		{ 0 } };
+	TEST("grub ubuntu2204: /boot partition found by search --fs-uuid from the ESP") {
+		fsset("ubuntu2204", ubu, 0);
+		CHECK_INT(parse_fs(0, "/EFI/ubuntu/grub.cfg"), 0);
+		dump();
+		CHECK_INT(L.n, 5);
+		CHECK_INT(L.timeout, 0);
+		CHECK_ENTRY(0, "Ubuntu", "gnulinux-simple-9f1e2d3c-4b5a-4697-8877-665544332211",
+			    UB, "/vmlinuz-5.15.0-91-generic",
+			    "root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro quiet splash vt.handoff=7");
+		CHECK_INITRDS(0, "/initrd.img-5.15.0-91-generic");
+		CHECK_ENTRY(1, "Ubuntu, with Linux 5.15.0-91-generic",
+			    "gnulinux-advanced-9f1e2d3c-4b5a-4697-8877-665544332211>"
+			    "gnulinux-5.15.0-91-generic-advanced-9f1e2d3c-4b5a-4697-8877-665544332211",
+			    UB, "/vmlinuz-5.15.0-91-generic",
+			    "root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro quiet splash vt.handoff=7");
+		CHECK_ENTRY(4, "Ubuntu, with Linux 5.15.0-89-generic (recovery mode)",
+			    "gnulinux-advanced-9f1e2d3c-4b5a-4697-8877-665544332211>"
+			    "gnulinux-5.15.0-89-generic-recovery-9f1e2d3c-4b5a-4697-8877-665544332211",
+			    UB, "/vmlinuz-5.15.0-89-generic",
+			    "root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro recovery nomodeset dis_ucode_ldr");
+		CHECK_INITRDS(4, "/initrd.img-5.15.0-89-generic");
+		CHECK_STR(def_title(), "Ubuntu");
+		CHECK_INT(n_default(), 1);
+	}
+	static const char UR[] = "3e5f7a9c-1b2d-4e6f-8a0b-c2d4e6f8a0b2";
+	static const struct fsdef ubu24[] = {
+		{ "esp", "5C6D-7E8F", NULL, "hd0,gpt1" },
+		{ "root", "3e5f7a9c-1b2d-4e6f-8a0b-c2d4e6f8a0b2", NULL, "hd0,gpt2" },
+		{ 0 } };
+	TEST("grub ubuntu2404: recordfail, memtest, fwsetup --is-supported") {
+		fsset("ubuntu2404", ubu24, 1);
+		CHECK_INT(parse_fs(0, "/EFI/ubuntu/grub.cfg"), 0);
+		dump();
+		CHECK_INT(L.n, 7);
+		CHECK_INT(L.timeout, 30);
+		CHECK_ENTRY(0, "Ubuntu", "gnulinux-simple-3e5f7a9c-1b2d-4e6f-8a0b-c2d4e6f8a0b2",
+			    UR, "/boot/vmlinuz-6.8.0-35-generic",
+			    "root=UUID=3e5f7a9c-1b2d-4e6f-8a0b-c2d4e6f8a0b2 ro quiet splash");
+		CHECK_INITRDS(0, "/boot/initrd.img-6.8.0-35-generic");
+		CHECK_ENTRY(5, "Memory test (memtest86+x64.efi)", "Memory test (memtest86+x64.efi)",
+			    UR, "/boot/memtest86+x64.efi", NULL);
+		CHECK_ENTRY(6, "Memory test (memtest86+x64.efi, serial console)",
+			    "Memory test (memtest86+x64.efi, serial console)",
+			    UR, "/boot/memtest86+x64.efi", "console=ttyS0,115200");
+		CHECK(find("UEFI Firmware Settings") < 0);
+		CHECK(find("Memory test (memtest86+ia32.bin)") < 0);
+		CHECK_STR(def_title(), "Ubuntu");
+	}
+
+	static const char FB[] = "5d2e8f4a-7c1b-4e3d-9a6f-0b8c2d4e6f81";
+	static const struct fsdef fed[] = {
+		{ "esp", "3A4B-5C6D", NULL, "hd0,gpt1" },
+		{ "boot", "5d2e8f4a-7c1b-4e3d-9a6f-0b8c2d4e6f81", NULL, "hd0,gpt2" },
+		{ "root", "e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0", "fedora", "hd0,gpt3" },
+		{ 0 } };
+	for (int g = 1; g >= 0; g--) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "grub fedora39 blscfg, saved_entry pins a kernel%s",
+			 g ? "" : ", grub names unknown");
+		TEST(name) {
+			fsset("fedora39", fed, g);
+			CHECK_INT(parse_fs(0, "/EFI/fedora/grub.cfg"), 0);
+			dump();
+			CHECK_INT(L.n, 3);
+			CHECK_INT(L.timeout, 1);
+			CHECK_ENTRY(0, "Fedora Linux (6.7.4-200.fc39.x86_64) 39 (Workstation Edition)",
+				    "6a9857a393724b7a981ebb5b8495b9ea-6.7.4-200.fc39.x86_64", FB,
+				    "/vmlinuz-6.7.4-200.fc39.x86_64",
+				    "root=UUID=e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0 ro rootflags=subvol=root rhgb quiet");
+			CHECK_INITRDS(0, "/initramfs-6.7.4-200.fc39.x86_64.img");
+			CHECK_ENTRY(1, "Fedora Linux (6.5.6-300.fc39.x86_64) 39 (Workstation Edition)",
+				    "6a9857a393724b7a981ebb5b8495b9ea-6.5.6-300.fc39.x86_64", FB,
+				    "/vmlinuz-6.5.6-300.fc39.x86_64",
+				    "root=UUID=e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0 ro rootflags=subvol=root rhgb quiet");
+			CHECK_STR(L.v[2].kernel, "/vmlinuz-0-rescue-6a9857a393724b7a981ebb5b8495b9ea");
+			CHECK_STR(def_title(), "Fedora Linux (6.5.6-300.fc39.x86_64) 39 (Workstation Edition)");
+			CHECK_INT(n_default(), 1);
+			CHECK(L.v[0].source && strstr(L.v[0].source,
+				"6a9857a393724b7a981ebb5b8495b9ea-6.7.4-200.fc39.x86_64.conf"));
+		}
+	}
+	static const struct fsdef rh[] = {
+		{ "boot", "0c7e3f58-2a9b-4d1e-b6c4-8f2a1d3e5b70", NULL, "hd0,msdos1" },
+		{ "root", NULL, NULL, "lvm/rhel-root" },
+		{ 0 } };
+	TEST("grub rhel8 blscfg with $kernelopts from grubenv and $tuned_initrd") {
+		fsset("rhel8", rh, 1);
+		CHECK_INT(parse_fs(0, "/grub2/grub.cfg"), 0);
+		dump();
+		CHECK_INT(L.n, 2);
+		CHECK_INT(L.timeout, 5);
+		CHECK_ENTRY(0, "Red Hat Enterprise Linux (4.18.0-513.5.1.el8_9.x86_64) 8.9 (Ootpa)",
+			    "2f1e8a4c6b3d4e5f8a9b0c1d2e3f4a5b-4.18.0-513.5.1.el8_9.x86_64",
+			    "0c7e3f58-2a9b-4d1e-b6c4-8f2a1d3e5b70",
+			    "/vmlinuz-4.18.0-513.5.1.el8_9.x86_64",
+			    "root=/dev/mapper/rhel-root ro crashkernel=auto resume=/dev/mapper/rhel-swap "
+			    "rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet");
+		CHECK_INITRDS(0, "/initramfs-4.18.0-513.5.1.el8_9.x86_64.img");
+		CHECK_STR(def_title(), "Red Hat Enterprise Linux (4.18.0-513.5.1.el8_9.x86_64) 8.9 (Ootpa)");
+		CHECK_INT(n_default(), 1);
+	}
+	static const struct fsdef nix[] = {
+		{ "esp", "1A2B-3C4D", NULL, "hd0,gpt1" },
+		{ "root", "aa11bb22-cc33-4d44-8e55-ff6677889900", "nixos", "hd0,gpt2" },
+		{ 0 } };
+	TEST("grub nixos: search --set=drive1, ($drive1)// paths, two initrds on a line") {
+		fsset("nixos", nix, 0);
+		CHECK_INT(parse_fs(0, "/grub/grub.cfg"), 0);
+		dump();
+		CHECK_INT(L.n, 3);
+		CHECK_INT(L.timeout, 5);
+		CHECK_ENTRY(0, "NixOS - Default", "NixOS - Default", "1A2B-3C4D",
+			    "/kernels/5a7kbzq1k9v4dcm2kqyvx3i0l0b2f6xg-linux-6.6.30-bzImage",
+			    "init=/nix/store/mlj4fq8y7v2w0x3z5b1c9d7e5f3g1h0i-nixos-system-nixos-24.05.1234.abcdef0/init loglevel=4");
+		CHECK_INITRDS(0, "/kernels/0p8mz1w6hq3j2c9r4l7a5s0d1f3g6h8k-initrd-linux-6.6.30-initrd",
+			      "/kernels/9x2c4v6b8n0m1q3w5e7r9t1y3u5i7o9p-nixos-system-nixos-24.05.1234.abcdef0-secrets");
+		CHECK_ENTRY(2, "NixOS - Configuration 41 (2024-05-20 - 24.05.1100.0fedcba)",
+			    "NixOS - All configurations>NixOS - Configuration 41 (2024-05-20 - 24.05.1100.0fedcba)",
+			    "1A2B-3C4D", "/kernels/b3d5f7h9j1l3n5p7r9t1v3x5z7b9d1f3-linux-6.6.28-bzImage",
+			    "init=/nix/store/q2w4e6r8t0y2u4i6o8p0a2s4d6f8g0h2-nixos-system-nixos-24.05.1100.0fedcba/init loglevel=4");
+		CHECK_INITRDS(2, "/kernels/c4e6g8i0k2m4o6q8s0u2w4y6a8c0e2g4-initrd-linux-6.6.28-initrd");
+		CHECK_STR(def_title(), "NixOS - Default");
+	}
+	static const char SU[] = "8e4b2c6a-0d1f-4a3b-9c5e-7f6a8b9c0d1e";
+	static const struct fsdef suse[] = {
+		{ "esp", "6E7F-8091", NULL, "hd0,gpt1" },
+		{ "root", "8e4b2c6a-0d1f-4a3b-9c5e-7f6a8b9c0d1e", NULL, "hd0,gpt2" },
+		{ 0 } };
+	TEST("grub opensuse: saved_entry by title, hiddenentry from custom.cfg") {
+		fsset("opensuse", suse, 1);
+		/* through the ESP stub (`source`), $config_directory stays on the
+		 * ESP, so 41_custom does not find custom.cfg, as in GRUB */
+		CHECK_INT(parse_fs(0, "/EFI/opensuse/grub.cfg"), 0);
+		CHECK_INT(L.n, 3);
+		CHECK_STR(def_title(), "openSUSE Leap 15.5");
+		CHECK_INT(L.timeout, 8);
+		CHECK_INT(parse_fs(1, "/boot/grub2/grub.cfg"), 0);
+		dump();
+		CHECK_INT(L.n, 4);
+		CHECK_INT(L.timeout, 8);
+		CHECK_ENTRY(0, "openSUSE Leap 15.5", "gnulinux-simple-8e4b2c6a-0d1f-4a3b-9c5e-7f6a8b9c0d1e",
+			    SU, "/boot/vmlinuz-5.14.21-150500.55.39-default",
+			    "root=UUID=8e4b2c6a-0d1f-4a3b-9c5e-7f6a8b9c0d1e splash=silent "
+			    "resume=/dev/disk/by-uuid/4f7a1c3e-5b9d-4e2f-a6c8-0b1d3e5f7a9c "
+			    "mitigations=auto quiet security=apparmor");
+		CHECK_INITRDS(0, "/boot/initrd-5.14.21-150500.55.39-default");
+		CHECK_INT(L.v[0].hidden, 0);
+		if (L.n < 4)
+			continue;
+		CHECK_STR(L.v[3].title, "openSUSE Leap 15.5 (text mode)");
+		CHECK_STR(L.v[3].id, "textmode");
+		CHECK_INT(L.v[3].hidden, 1);
+		CHECK_STR(L.v[3].kernel, "/boot/vmlinuz");
+		CHECK_STR(def_title(), "openSUSE Leap 15.5");
+		CHECK_INT(n_default(), 1);
+	}
+	static const struct fsdef blsp[] = { { "root", "1111-2222", NULL, NULL }, { 0 } };
+	TEST("grub blscfg on a root fs with /boot as a directory") {
+		static const char cfg[] = "set extra=quiet\nset default=m-1.0\nblscfg\n";
+
+		fsset("bls-prefix", blsp, 0);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "inline.cfg", cfg, strlen(cfg), &L), 0);
+		dump();
+		CHECK_INT(L.n, 2);
+		CHECK_ENTRY(0, "New", "m-2.0", "1111-2222", "/boot/vmlinuz-2.0", "root=/dev/sda2");
+		CHECK_INITRDS(0, "/boot/initrd-2.0");
+		CHECK_ENTRY(1, "Old", "m-1.0", "1111-2222", "/boot/vmlinuz-1.0", "root=/dev/sda2 quiet");
+		CHECK_INITRDS(1, "/boot/initrd-1.0");
+		CHECK_STR(def_title(), "Old");
+	}
+	static const struct fsdef envd[] = { { "root", "3333-4444", NULL, "hd1,gpt5" }, { 0 } };
+	TEST("grub load_env: escapes, -f, whitelist, missing file status") {
+		static const char cfg[] =
+			"load_env\n"
+			"if load_env -f /nope; then bad=1; fi\n"
+			"menuentry A { linux /a \"[$weird]\" $opts $bad }\n"
+			"unset opts\n"
+			"load_env -f (hd1,gpt5)/boot/grub/grubenv --skip-sig weird\n"
+			"menuentry B { linux /b $opts }\n";
+
+		fsset("envesc", envd, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/boot/grub/x.cfg", &L), -ENOENT);
+		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "/boot/grub/x.cfg", cfg, strlen(cfg), &L), 0);
+		dump();
+		CHECK_INT(L.n, 2);
+		CHECK_STR(L.v[0].cmdline, "[a\\b\nc]");
+		CHECK(L.v[1].cmdline == NULL);
+	}
+	TEST("grub devices: (dev)/path, $root, set root=(dev), unknown devices") {
+		static const char cfg[] =
+			"menuentry A { linux (hd1,gpt5)/k; initrd ($root)/i }\n"
+			"menuentry B { set root=(hd1,5); linux /k2 }\n"
+			"menuentry C { set root='hd9,gpt9'; linux /k3 }\n"
+			"menuentry D { linux (3333-4444)/k4 }\n"
+			"menuentry E { search --label --set=r nolabel; linux ($r)/k5 }\n"
+			"menuentry F { search --file --set /boot/grub/grubenv; linux /k6 }\n"
+			"menuentry G { probe -u --set=u $root; linux /k7 u=$u }\n";
+
+		fsset("envesc", envd, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "d.cfg", cfg, strlen(cfg), &L), 0);
+		dump();
+		CHECK_INT(L.n, 7);
+		for (size_t i = 0; i < L.n; i++)
+			CHECK_STR(L.v[i].fs, "3333-4444");
+		CHECK_STR(L.v[0].kernel, "/k");
+		CHECK_INITRDS(0, "/i");
+		CHECK_STR(L.v[6].cmdline, "u=3333-4444");
+		lb_entries_free(&L);
+		CHECK_INT(parse("menuentry A { linux (hd0,gpt2)/vmlinuz }\n"
+				"menuentry B { set root=(md/0); linux /vmlinuz }\n"), 0);
+		CHECK_STR(L.v[0].fs, "hd0,gpt2");
+		CHECK_STR(L.v[1].fs, "md/0");
 	}
 	lb_entries_free(&L);
 	lb_fsset_free(&S);
