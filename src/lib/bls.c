@@ -748,6 +748,44 @@ static int parse_loader_conf(const char *where, const char *buf, size_t len,
 	return 0;
 }
 
+static int title_dup(const struct items *it, size_t i)
+{
+	for (size_t j = 0; j < it->n; j++)
+		if (j != i && !strcmp(it->v[j].e.title, it->v[i].e.title))
+			return 1;
+	return 0;
+}
+
+/* Make equal titles distinct as systemd-boot does: append " (VERSION)",
+ * then, where still equal, " (ID)" (among the first 64 entries). */
+static int unique_titles(struct items *it)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		char *nt[64];
+		size_t n = it->n < 64 ? it->n : 64;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct lb_entry *e = &it->v[i].e;
+			const char *add = pass ? e->id : e->version;
+
+			nt[i] = NULL;
+			if (add && title_dup(it, i) &&
+			    asprintf(&nt[i], "%s (%s)", e->title, add) < 0) {
+				nt[i] = NULL;
+				for (size_t k = 0; k < i; k++)
+					free(nt[k]);
+				return -ENOMEM;
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			if (nt[i]) {
+				free(it->v[i].e.title);
+				it->v[i].e.title = nt[i];
+			}
+	}
+	return 0;
+}
+
 static int glob_match(const char *pat, const struct item *it)
 {
 	return !fnmatch(pat, it->fname, FNM_CASEFOLD) ||
@@ -800,6 +838,16 @@ int lb_bls_scan(const struct lb_fs *fs, const char *root,
 			it.n--;
 			continue;
 		}
+		if (x->e.type == LB_ENTRY_UKI && !x->e.cmdline) {
+			/* `uki` without `options`: the UKI's own .cmdline */
+			struct lb_entry u;
+
+			if (!lb_bls_uki_entry(fs, x->e.kernel, &u)) {
+				x->e.cmdline = u.cmdline;
+				u.cmdline = NULL;
+				lb_entry_free(&u);
+			}
+		}
 		i++;
 	}
 	/* type 2 */
@@ -848,6 +896,8 @@ int lb_bls_scan(const struct lb_fs *fs, const char *root,
 	if (!it.n)
 		goto out;
 	qsort(it.v, it.n, sizeof(it.v[0]), cmp_item);
+	if ((r = unique_titles(&it)))
+		goto out;
 	/* default: loader.conf glob (first match in menu order), "@saved"
 	 * (an EFI variable we cannot see) = first entry; else the first. */
 	first = 0;

@@ -155,6 +155,11 @@ int main(void)
 		CHECK_INT(l.n, 2);
 		CHECK_INT(lb_entries_default(&l), 0);
 		CHECK_INT(l.timeout, -1);
+		/* equal titles made distinct with the version (systemd-boot) */
+		if (l.n == 2) {
+			CHECK_STR(l.v[0].title, "Debian GNU/Linux 12 (bookworm) (6.1.0-18-amd64)");
+			CHECK_STR(l.v[1].title, "Debian GNU/Linux 12 (bookworm) (6.1.0-13-amd64)");
+		}
 		lb_entries_free(&l);
 	}
 	TEST("bls scan Fedora /boot: file name version order") {

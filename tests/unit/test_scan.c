@@ -117,17 +117,24 @@ int main(void)
 		cpfile(uki, fs.dir, "EFI/Linux/debian-6.1.0-18.efi");
 		cpfile(uki, fs.dir, "EFI/Linux/debian-old+0-2.efi");
 		mkfile(fs.dir, "EFI/Linux/broken.efi", "MZ nope");
+		/* a type 1 entry naming a UKI, without options */
+		cpfile(uki, fs.dir, "EFI/other/os.efi");
+		mkfile(fs.dir, "loader/entries/viauki.conf",
+		       "title Via UKI\nsort-key zzz\nuki /EFI/other/os.efi\n");
 		lb_fsset_add(&set, &fs);
 		CHECK_INT(lb_scan(&set, &l), 0);
-		CHECK_INT(l.n, 3);
-		if (l.n == 3) {
+		CHECK_INT(l.n, 4);
+		if (l.n == 4) {
+			CHECK_STR(l.v[2].id, "viauki");
+			CHECK_INT(l.v[2].type, LB_ENTRY_UKI);
+			CHECK_STR(l.v[2].cmdline, "root=UUID=6a5f2b1c-0d7e-4c4f-9a51-2b3c4d5e6f70 ro quiet");
 			CHECK_STR(l.v[0].id, "arch");
 			CHECK_STR(l.v[0].kernel, "/vmlinuz");
 			CHECK_STR(l.v[1].id, "debian-6.1.0-18");
 			CHECK_INT(l.v[1].type, LB_ENTRY_UKI);
 			CHECK_STR(l.v[1].kernel, "/EFI/Linux/debian-6.1.0-18.efi");
 			CHECK_INT(l.v[1].is_default, 1);
-			CHECK_STR(l.v[2].id, "debian-old"); /* bad: last */
+			CHECK_STR(l.v[3].id, "debian-old"); /* bad: last */
 			CHECK_STR(l.v[1].fs, "AAAA-0001");
 		}
 		CHECK_INT(n_default(&l), 1);
