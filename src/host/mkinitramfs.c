@@ -141,6 +141,14 @@ int lb_initramfs_has(const struct lb_initramfs *r, const char *path)
 	return lookup(r, buf) != NULL;
 }
 
+/* How many more file bytes the image may take (caps host reads). */
+static size_t room(const struct lb_initramfs *r)
+{
+	uint64_t left = LB_INITRAMFS_MAX_BYTES - r->bytes;
+
+	return left > UINT32_MAX ? UINT32_MAX : (size_t)left;
+}
+
 /* Insert a node (takes data on success); parents must exist. */
 static int insert(struct lb_initramfs *r, const char *path, uint32_t mode,
 		  uint32_t major, uint32_t minor, uint8_t *data, size_t size)
@@ -491,7 +499,7 @@ static int add_one(struct walkctx *c, const char *src, const char *dst,
 	if (S_ISREG(st->st_mode)) {
 		uint8_t *data;
 		size_t len;
-		rc = lb_initramfs_read_host(src, UINT32_MAX, c->avoid, &data, &len,
+		rc = lb_initramfs_read_host(src, room(c->r), c->avoid, &data, &len,
 					    c->err, c->errsz);
 		if (rc < 0)
 			return rc;
@@ -740,7 +748,7 @@ int lb_initramfs_build(const struct lb_initramfs_opts *o,
 	    (rc = lb_initramfs_add_node(r, "dev/null", S_IFCHR, 0666, 1, 3)) < 0)
 		goto fail_mem;
 	if (o->init) {
-		rc = lb_initramfs_read_host(o->init, UINT32_MAX, &o->avoid, &data, &len,
+		rc = lb_initramfs_read_host(o->init, room(r), &o->avoid, &data, &len,
 					    err, errsz);
 		if (rc < 0)
 			goto fail;
@@ -774,7 +782,7 @@ int lb_initramfs_build(const struct lb_initramfs_opts *o,
 						  err, errsz);
 		if (rc < 0)
 			goto fail;
-		rc = lb_initramfs_read_host(o->busybox, UINT32_MAX, &o->avoid, &data,
+		rc = lb_initramfs_read_host(o->busybox, room(r), &o->avoid, &data,
 					    &len, err, errsz);
 		if (rc < 0)
 			goto fail;
