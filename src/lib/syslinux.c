@@ -703,7 +703,7 @@ int lb_syslinux_parse(const struct lb_syslinux_opts *o, const char *name,
 		      const char *buf, size_t len, struct lb_entries *out)
 {
 	struct sx s;
-	char *ownbuf = NULL, *ownname = NULL;
+	char *ownbuf = NULL, *ownname = NULL, *nbuf = NULL;
 	long def = -1;
 	int r, menu;
 
@@ -722,27 +722,26 @@ int lb_syslinux_parse(const struct lb_syslinux_opts *o, const char *name,
 			break;
 		/* CONFIG FILE [DIR]: start over with another file */
 		s.nswitch++;
-		free(ownbuf);
-		ownbuf = NULL;
-		free(ownname);
-		ownname = s.sw_file;
-		s.sw_file = NULL;
 		if (s.sw_dir) {
 			free(s.cwd);
 			s.cwd = s.sw_dir;
 			s.sw_dir = NULL;
 		}
 		reset(&s);
-		r = o->read ? o->read(o->ctx, ownname, &ownbuf, &len) : -ENOSYS;
+		r = o->read ? o->read(o->ctx, s.sw_file, &nbuf, &len) : -ENOSYS;
 		if (r) {
-			lb_entries_msg(out, "%s: config %s: %s", name, ownname,
+			lb_entries_msg(out, "%s: config %s: %s", name, s.sw_file,
 				       r == -ENOSYS ? "no file access" : strerror(-r));
 			if (r != -ENOMEM)
 				r = 0;
 			break;
 		}
-		name = ownname;
-		buf = ownbuf;
+		free(ownbuf);
+		free(ownname);
+		name = ownname = s.sw_file;
+		s.sw_file = NULL;
+		buf = ownbuf = nbuf;
+		nbuf = NULL;
 	}
 	if (r)
 		goto out;
