@@ -367,33 +367,72 @@ static EFI_STATUS install_initrd(VOID *buf, UINTN size)
 /* ---- command line -------------------------------------------------------- */
 static const char default_cmdline[] = LBOOT_DEFAULT_CMDLINE;
 
-/* Convert up to LBOOT_CMDLINE_MAX bytes of ASCII/UTF-8 (stops at NUL,
- * trailing whitespace dropped; non-ASCII bytes become '?') to a pool
+/* Decode one UTF-8 sequence at s[0..n) to a UCS-2 code unit; returns its
+ * length (>= 1). Invalid, overlong, surrogate and non-BMP sequences give
+ * U+FFFD for their first byte (so decoding always makes progress). */
+static UINTN utf8_decode(const UINT8 *s, UINTN n, CHAR16 *out)
+{
+	UINT32 c = s[0], min;
+	UINTN len, i;
+
+	if (c < 0x80) {
+		*out = (CHAR16)c;
+		return 1;
+	}
+	if ((c & 0xE0) == 0xC0) {
+		len = 2; c &= 0x1F; min = 0x80;
+	} else if ((c & 0xF0) == 0xE0) {
+		len = 3; c &= 0x0F; min = 0x800;
+	} else {
+		*out = 0xFFFD;
+		return 1;
+	}
+	if (len > n)
+		goto bad;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			goto bad;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	if (c < min || (c >= 0xD800 && c <= 0xDFFF))
+		goto bad;
+	*out = (CHAR16)c;
+	return len;
+bad:
+	*out = 0xFFFD;
+	return 1;
+}
+
+/* Convert up to LBOOT_CMDLINE_MAX bytes of UTF-8 (stops at NUL, trailing
+ * whitespace dropped, control characters become spaces) to a pool
  * allocated UCS-2 string. */
 static EFI_STATUS make_cmdline(const char *src, UINTN len, CHAR16 **out,
 			       UINT32 *out_bytes)
 {
+	const UINT8 *u = (const UINT8 *)src;
 	CHAR16 *w;
-	UINTN n = 0;
+	UINTN n = 0, i = 0, k = 0;
 	EFI_STATUS s;
 
 	if (len > LBOOT_CMDLINE_MAX)
 		len = LBOOT_CMDLINE_MAX;
-	while (n < len && src[n])
+	while (n < len && u[n])
 		n++;
-	while (n > 0 && (src[n - 1] == '\n' || src[n - 1] == '\r' ||
-			 src[n - 1] == ' ' || src[n - 1] == '\t'))
+	while (n > 0 && (u[n - 1] == '\n' || u[n - 1] == '\r' ||
+			 u[n - 1] == ' ' || u[n - 1] == '\t'))
 		n--;
+	/* at most one UCS-2 unit per byte */
 	s = bs->AllocatePool(EfiLoaderData, (n + 1) * sizeof(CHAR16), (VOID **)&w);
 	if (EFI_ERROR(s))
 		return s;
-	for (UINTN i = 0; i < n; i++) {
-		UINT8 c = (UINT8)src[i];
-		w[i] = (c >= 0x20 && c < 0x7F) ? c : (c == '\t' ? ' ' : '?');
+	while (i < n) {
+		CHAR16 c;
+		i += utf8_decode(u + i, n - i, &c);
+		w[k++] = c < 0x20 || c == 0x7F ? ' ' : c;
 	}
-	w[n] = 0;
+	w[k] = 0;
 	*out = w;
-	*out_bytes = (UINT32)((n + 1) * sizeof(CHAR16));
+	*out_bytes = (UINT32)((k + 1) * sizeof(CHAR16));
 	return EFI_SUCCESS;
 }
 
@@ -401,7 +440,7 @@ static void put_ascii_cmdline(const CHAR16 *w)
 {
 	char b[2] = { 0, 0 };
 	for (; *w; w++) {
-		b[0] = (char)*w;
+		b[0] = *w < 0x80 ? (char)*w : '?';
 		put(b);
 	}
 }
@@ -474,6 +513,9 @@ static __attribute__((noreturn)) void boot_linux(void)
 	li->LoadOptions = opts;
 	li->LoadOptionsSize = opts_bytes;
 
+	if (!st->ConOut)
+		step("warning: no ConOut in the system table (keep ConSplitterDxe): "
+		     "the kernel's EFI stub may fault when it prints");
 	step("starting the kernel");
 	s = bs->StartImage(kh, NULL, NULL);
 	fatal("StartImage(kernel) returned", s);
