@@ -1,0 +1,170 @@
+/* mkrom: keep-list parser, option checks and (with OVMF installed) a whole
+ * build under ASan/UBSan, leak-checked. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "mkrom.h"
+#include "dxe/guids.h"
+
+struct keep_case {
+	const char *text;
+	int rc;
+	size_t n;
+	const char *first;
+	const char *err; /* substring of the message */
+};
+
+static const struct keep_case keep_cases[] = {
+	{ "", 0, 0, NULL, NULL },
+	{ "# only a comment\n\n   \t\n", 0, 0, NULL, NULL },
+	{ "80cf7257-87ab-47f9-a3fe-d50b76d89541\n", 0, 1,
+	  "80CF7257-87AB-47F9-A3FE-D50B76D89541", NULL },
+	{ "  80CF7257-87AB-47F9-A3FE-D50B76D89541   # PcdDxe: why\r\n"
+	  "D93CE3D8-A7EB-4730-8C8E-CC466A9ECC3C", 0, 2,
+	  "80CF7257-87AB-47F9-A3FE-D50B76D89541", NULL },
+	{ "80CF7257-87AB-47F9-A3FE-D50B76D89541\nPcdDxe\n", -EINVAL, 0, NULL, "line 2" },
+	{ "80CF7257-87AB-47F9-A3FE-D50B76D8954\n", -EINVAL, 0, NULL, "line 1" },
+	{ "80CF7257-87AB-47F9-A3FE-D50B76D89541X\n", -EINVAL, 0, NULL, "line 1" },
+	{ "80CF7257+87AB-47F9-A3FE-D50B76D89541\n", -EINVAL, 0, NULL, "line 1" },
+	{ "\n\n\n80CF7257-87AB-47F9-A3FE-D50B76D89541 80CF7257-87AB-47F9-A3FE-D50B76D89541\n",
+	  -EINVAL, 0, NULL, "line 4" },
+	{ "0123456789012345678901234567890123456789012345678901234567890123456789\n",
+	  -EINVAL, 0, NULL, "line 1" },
+};
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fwrite(data, 1, len, f) == len;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static void build_test(void)
+{
+	char dir[] = "/tmp/test_mkrom.XXXXXX", p[6][64];
+	CHECK(mkdtemp(dir) != NULL);
+	static const char *names[6] = { "dxe", "kernel", "initrd", "keep", "out.rom",
+					"out-vars.fd" };
+	for (int i = 0; i < 6; i++)
+		snprintf(p[i], sizeof(p[i]), "%s/%s", dir, names[i]);
+	static const unsigned char pe[64] = { 'M', 'Z', 1, 2, 3 };
+	static const char keep[] = "# test\n80CF7257-87AB-47F9-A3FE-D50B76D89541 # PcdDxe\n"
+				   "01234567-89AB-CDEF-0123-456789ABCDEF # absent\n";
+	CHECK(write_file(p[0], pe, sizeof(pe)) == 0);
+	CHECK(write_file(p[1], pe, sizeof(pe)) == 0);
+	CHECK(write_file(p[2], "initrd", 6) == 0);
+	CHECK(write_file(p[3], keep, sizeof(keep) - 1) == 0);
+	struct lb_mkrom_opts o = { .keep = p[3], .dxe = p[0], .kernel = p[1],
+				   .initrd = p[2], .cmdline = "console=ttyS0",
+				   .out = p[4] };
+	struct lb_mkrom_report r;
+	char err[512] = "";
+	int rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc)
+		printf("# %s\n", err);
+	if (rc == 0) {
+		struct stat st;
+		CHECK_INT(r.n_kept, 1);
+		CHECK(r.n_removed > 50);
+		CHECK_INT(r.n_keep_missing, 1);
+		CHECK_STR(r.keep_missing[0], "01234567-89AB-CDEF-0123-456789ABCDEF");
+		CHECK_INT(r.kernel_size, sizeof(pe));
+		CHECK_INT(r.initrd_size, 6);
+		CHECK(r.free_after > r.free_before); /* almost everything went */
+		CHECK(r.vars_out && !strcmp(r.vars_out, p[5]));
+		CHECK(stat(p[4], &st) == 0 && (uint64_t)st.st_size == r.image_size);
+		int bds_removed = 0;
+		for (size_t i = 0; i < r.n_removed; i++)
+			bds_removed |= !strcmp(r.removed[i].name, "BdsDxe");
+		CHECK(bds_removed);
+		lb_mkrom_report_free(&r);
+		/* the ROM as a base is refused (already holds our files) */
+		o.base = p[4];
+		o.out = p[5];
+		o.vars = LB_MKROM_DEFAULT_BASE;
+		CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EEXIST);
+	}
+	for (int i = 0; i < 6; i++)
+		unlink(p[i]);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	TEST("mkrom: keep list parser") {
+		for (size_t i = 0; i < sizeof(keep_cases) / sizeof(keep_cases[0]); i++) {
+			const struct keep_case *c = &keep_cases[i];
+			char **v = NULL, err[256] = "";
+			size_t n = 99;
+			int rc = lb_mkrom_parse_keep(c->text, strlen(c->text), &v, &n,
+						     err, sizeof(err));
+			CHECK_INT(rc, c->rc);
+			if (rc == 0) {
+				CHECK_INT(n, c->n);
+				if (c->first && n)
+					CHECK_STR(v[0], c->first);
+				lb_mkrom_strv_free(v, n);
+			} else {
+				CHECK(strstr(err, c->err) != NULL);
+			}
+		}
+	}
+
+	TEST("mkrom: keep list with NUL bytes and the cap") {
+		static const char nul[] = "80CF7257-87AB-47F9\0A3FE-D50B76D89541\n";
+		char **v = NULL, err[256] = "";
+		size_t n = 0;
+		CHECK_INT(lb_mkrom_parse_keep(nul, sizeof(nul) - 1, &v, &n, err, sizeof(err)),
+			  -EINVAL);
+		size_t line = 37, total = line * (LB_MKROM_MAX_KEEP + 1);
+		char *big = malloc(total);
+		CHECK(big != NULL);
+		if (big) {
+			for (size_t i = 0; i <= LB_MKROM_MAX_KEEP; i++)
+				memcpy(big + i * line, "80CF7257-87AB-47F9-A3FE-D50B76D89541\n", line);
+			CHECK_INT(lb_mkrom_parse_keep(big, total - line, &v, &n, err, sizeof(err)), 0);
+			CHECK_INT(n, LB_MKROM_MAX_KEEP);
+			lb_mkrom_strv_free(v, n);
+			CHECK_INT(lb_mkrom_parse_keep(big, total, &v, &n, err, sizeof(err)), -E2BIG);
+			free(big);
+		}
+	}
+
+	TEST("mkrom: option errors") {
+		struct lb_mkrom_opts o = { 0 };
+		struct lb_mkrom_report r;
+		char err[256] = "";
+		CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EINVAL);
+		o.dxe = "/nonexistent/lbootdxe.efi";
+		o.out = "/nonexistent/out.rom";
+		o.base = "/nonexistent/base.fd";
+		CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -ENOENT);
+		CHECK(strstr(err, "/nonexistent/base.fd") != NULL);
+		char longline[LBOOT_CMDLINE_MAX + 2];
+		memset(longline, 'a', sizeof(longline) - 1);
+		longline[sizeof(longline) - 1] = 0;
+		o.cmdline = longline;
+		CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -E2BIG);
+	}
+
+	/* A real build from Debian's OVMF (skipped when it is not installed):
+	 * the driver and kernel are a minimal "MZ" blob, only their bytes
+	 * matter to mkrom. */
+	TEST("mkrom: build from OVMF_CODE_4M.fd") {
+		if (access(LB_MKROM_DEFAULT_BASE, R_OK) != 0)
+			printf("# %s not installed: skipped\n", LB_MKROM_DEFAULT_BASE);
+		else
+			build_test();
+	}
+	return t_done();
+}
