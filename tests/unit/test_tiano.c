@@ -466,6 +466,25 @@ int main(void)
 		}
 	}
 
+	TEST("tiano/round-trip/tiny-exhaustive") {
+		/* every input of 1..4 bytes over {0, 1, 2}: the shortest streams
+		 * (minimal block headers, single-symbol sets) */
+		for (size_t n = 1; n <= 4 && !t_failed_now; n++) {
+			size_t total = 1;
+			for (size_t i = 0; i < n; i++)
+				total *= 3;
+			for (size_t v = 0; v < total && !t_failed_now; v++) {
+				uint8_t b[4];
+				size_t x = v;
+				for (size_t i = 0; i < n; i++, x /= 3)
+					b[i] = (uint8_t)(x % 3);
+				for (int k = 0; k < 2; k++)
+					if (!round_trip(algs[k], b, n))
+						printf("# n %zu value %zu alg %d\n", n, v, k);
+			}
+		}
+	}
+
 	TEST("tiano/round-trip/1MiB") {
 		for (int s = RANDOM; s <= FAR; s++) {
 			if (s == REPEAT)

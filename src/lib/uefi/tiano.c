@@ -331,10 +331,11 @@ static int decode(enum lb_tiano_alg alg, const uint8_t *src, size_t len, size_t 
 		return rc;
 	if (orig > max_out)
 		return -EFBIG;
-	/* Each block carries at least 16 + 2*(TBIT+CBIT+PBIT) header bits and at
+	/* Each block carries at least 16 + 2*TBIT + CBIT + 2*PBIT header bits
+	 * (single-symbol T and P sets; C lengths coded on 0-bit T codes) and at
 	 * most 65536 symbols of at most MAXMATCH bytes. */
 	unsigned pbit = alg_tab[alg].pbit;
-	uint64_t max_blocks = ((uint64_t)comp * 8) / (16 + 2 * (TBIT + CBIT + pbit));
+	uint64_t max_blocks = ((uint64_t)comp * 8) / (16 + 2 * TBIT + CBIT + 2 * pbit);
 	if ((uint64_t)orig > max_blocks * 65536 * MAXMATCH)
 		return -EBADMSG;
 
@@ -835,7 +836,7 @@ static void send_block(struct enc *e, const struct sym *syms, size_t nsym)
 struct matcher {
 	const uint8_t *src;
 	size_t n;
-	uint32_t wmask, hbits, wsize;
+	uint32_t wmask, hbits, wsize; /* ring mask, hash bits, window (max distance + 1) */
 	int32_t *head, *prev;
 };
 
@@ -908,10 +909,16 @@ static int encode(enum lb_tiano_alg alg, const uint8_t *src, size_t len, unsigne
 	m.src = src;
 	m.n = len;
 	m.wsize = 1u << e->ap->wndbit;
-	m.wmask = m.wsize - 1;
+	/* ring of chain links: no larger than needed for a short input */
+	uint32_t ring = 4096;
+	while (ring < m.wsize && ring < len)
+		ring <<= 1;
+	m.wmask = ring - 1;
 	m.hbits = e->ap->wndbit > 15 ? 17 : 15;
+	while (m.hbits > 10 && (1u << (m.hbits - 1)) >= len)
+		m.hbits--;
 	m.head = malloc(sizeof(int32_t) << m.hbits);
-	m.prev = malloc(sizeof(int32_t) * (size_t)m.wsize);
+	m.prev = malloc(sizeof(int32_t) * (size_t)ring);
 	if (!m.head || !m.prev) {
 		rc = -ENOMEM;
 		goto out;
