@@ -19,9 +19,6 @@
 #include "menu.h"
 #include "scan.h"
 
-/* weak until src/boot/scan.c lands in the tree (TODO: drop when it has) */
-extern __typeof__(lb_scan) lb_scan __attribute__((weak));
-
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -226,9 +223,7 @@ int lb_boot_run(const struct lb_boot_opts *o)
 			    first ? o->wait : 1);
 			if ((r = lb_discover(&dopts, &set, &ndev)))
 				say("lboot: device discovery: %s\n", strerror(-r));
-			if (!lb_scan)
-				say("lboot: scanning configs: not built in\n");
-			else if ((r = lb_scan(&set, &l)))
+			if ((r = lb_scan(&set, &l)))
 				say("lboot: scanning configs: %s\n", strerror(-r));
 			report_configs(&l, &set, o->debug);
 			if (o->default_sel[0] && l.n &&

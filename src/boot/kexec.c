@@ -29,7 +29,7 @@ const char *lb_entry_device(const struct lb_fsset *set, const struct lb_entry *e
 	return e->fs ? e->fs : "?";
 }
 
-static int memfd(const char *name)
+int lb_kexec_memfd(const char *name)
 {
 	int fd = (int)syscall(SYS_memfd_create, name, LB_MFD_CLOEXEC);
 
@@ -230,6 +230,24 @@ static char *span_str(const uint8_t *img, const struct lb_span *s)
 	return c;
 }
 
+int lb_kexec_append_files(int out, const struct lb_fs *fs, char *const *paths,
+			  size_t n, uint64_t *total, char *why, size_t whysz)
+{
+	for (size_t i = 0; i < n; i++) {
+		int fd, r;
+
+		if ((r = open_file(fs, paths[i], &fd)))
+			return fail(why, whysz, paths[i], r, NULL);
+		r = copy_fd(out, fd, total);
+		close(fd);
+		if (!r)
+			r = pad4(out, total);
+		if (r)
+			return fail(why, whysz, paths[i], r, NULL);
+	}
+	return 0;
+}
+
 static int kexec_file_load(int kfd, int ifd, const char *cmdline, unsigned long flags)
 {
 	unsigned long len = strlen(cmdline) + 1;
@@ -281,7 +299,14 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 			r = -ENOEXEC;
 			goto out;
 		}
-		if ((kfd = memfd("lboot-kernel")) < 0) {
+		if (u.linux_.len < 0x206 || img[u.linux_.off + 0x1fe] != 0x55 ||
+		    img[u.linux_.off + 0x1ff] != 0xaa ||
+		    memcmp(img + u.linux_.off + 0x202, "HdrS", 4)) {
+			r = fail(why, whysz, e->kernel, -ENOEXEC,
+				 "UKI .linux section is not a bzImage (ENOEXEC)");
+			goto out;
+		}
+		if ((kfd = lb_kexec_memfd("lboot-kernel")) < 0) {
 			r = kfd;
 			fail(why, whysz, e->kernel, r, NULL);
 			goto out;
@@ -291,7 +316,7 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 			goto out;
 		}
 		if (u.ucode.len || u.initrd.len || e->n_initrd) {
-			if ((ifd = memfd("lboot-initrd")) < 0) {
+			if ((ifd = lb_kexec_memfd("lboot-initrd")) < 0) {
 				r = ifd;
 				fail(why, whysz, e->kernel, r, NULL);
 				goto out;
@@ -341,26 +366,19 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 		}
 		snprintf(initrds, sizeof(initrds), "%s", e->initrd[0]);
 	} else if (e->n_initrd) {
-		if (ifd < 0 && (ifd = memfd("lboot-initrd")) < 0) {
+		if (ifd < 0 && (ifd = lb_kexec_memfd("lboot-initrd")) < 0) {
 			r = ifd;
 			fail(why, whysz, e->initrd[0], r, NULL);
 			goto out;
 		}
-		for (size_t i = 0; i < e->n_initrd && i < LB_MAX_INITRDS; i++) {
-			if ((r = open_file(fs, e->initrd[i], &fd))) {
-				fail(why, whysz, e->initrd[i], r, NULL);
-				goto out;
-			}
-			if ((r = copy_fd(ifd, fd, &total)) || (r = pad4(ifd, &total))) {
-				fail(why, whysz, e->initrd[i], r, NULL);
-				goto out;
-			}
-			close(fd);
-			fd = -1;
+		if ((r = lb_kexec_append_files(ifd, fs, e->initrd,
+					       e->n_initrd < LB_MAX_INITRDS ? e->n_initrd : LB_MAX_INITRDS,
+					       &total, why, whysz)))
+			goto out;
+		for (size_t i = 0; i < e->n_initrd && i < LB_MAX_INITRDS; i++)
 			if (ilen < sizeof(initrds))
 				ilen += (size_t)snprintf(initrds + ilen, sizeof(initrds) - ilen,
 							 "%s%s", ilen ? "," : "", e->initrd[i]);
-		}
 	}
 	if (ifd < 0)
 		flags |= LB_KEXEC_FILE_NO_INITRAMFS;

@@ -2,6 +2,7 @@
 #ifndef LB_KEXEC_H
 #define LB_KEXEC_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "entry.h"
@@ -42,6 +43,15 @@ struct lb_kexec_req {
  * returned them.
  */
 int lb_kexec_load(const struct lb_kexec_req *req, char *why, size_t whysz);
+
+/* A close-on-exec memfd, or negative errno. */
+int lb_kexec_memfd(const char *name);
+
+/* Append the files `paths` of fs to the file `out`, each padded with zeros
+ * to a multiple of 4 bytes (*total counts the bytes written; the padding
+ * is computed from it). On failure "FILE: REASON" goes into why. */
+int lb_kexec_append_files(int out, const struct lb_fs *fs, char *const *paths,
+			  size_t n, uint64_t *total, char *why, size_t whysz);
 
 /* sync() and reboot(LINUX_REBOOT_CMD_KEXEC). Returns (negative errno)
  * only on failure. */

@@ -1,0 +1,316 @@
+/* Boot path pieces that run without devices or root: device name order,
+ * sysfs enumeration on a fake tree, lboot.* option parsing, default
+ * selection, initrd concatenation and kexec dry runs on a directory fs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "discover.h"
+#include "init.h"
+#include "kexec.h"
+#include "t.h"
+
+static char tmpd[256];
+
+static void put(const char *rel, const void *data, size_t len)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", tmpd, rel);
+	f = fopen(p, "wb");
+	if (f) {
+		fwrite(data, 1, len, f);
+		fclose(f);
+	}
+}
+
+static void putstr(const char *rel, const char *s)
+{
+	put(rel, s, strlen(s));
+}
+
+static void mk(const char *rel)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", tmpd, rel);
+	mkdir(p, 0755);
+}
+
+static void rm_rf(const char *d)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	if (system(cmd))
+		printf("# cannot remove %s\n", d);
+}
+
+/* a fake block device: DIR/NAME with size, dev, [partition] */
+static void fakedev(const char *dir, const char *name, const char *size,
+		    const char *part)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	mk(p);
+	snprintf(p, sizeof(p), "%s/%s/size", dir, name);
+	putstr(p, size);
+	snprintf(p, sizeof(p), "%s/%s/dev", dir, name);
+	putstr(p, "254:0\n");
+	if (part) {
+		snprintf(p, sizeof(p), "%s/%s/partition", dir, name);
+		putstr(p, part);
+	}
+}
+
+/* sysfs/class/block/NAME -> ../../devices/DISK[/NAME] like the kernel */
+static void link_dev(const char *name, const char *target)
+{
+	char p[512], t[512];
+
+	snprintf(p, sizeof(p), "%s/sys/%s", tmpd, name);
+	snprintf(t, sizeof(t), "../devices/%s", target);
+	if (symlink(t, p))
+		printf("# symlink %s failed\n", p);
+}
+
+static size_t slurp_fd(int fd, uint8_t *buf, size_t sz)
+{
+	ssize_t n = pread(fd, buf, sz, 0);
+	return n > 0 ? (size_t)n : 0;
+}
+
+int main(void)
+{
+	snprintf(tmpd, sizeof(tmpd), "/tmp/lboot-test-boot.XXXXXX");
+	if (!mkdtemp(tmpd))
+		return 1;
+
+	TEST("device name order") {
+		CHECK(lb_devname_cmp("sda", "sdb") < 0);
+		CHECK(lb_devname_cmp("sdz", "sdaa") < 0);
+		CHECK(lb_devname_cmp("vda2", "vda10") < 0);
+		CHECK(lb_devname_cmp("nvme0n1", "nvme1n1") < 0);
+		CHECK(lb_devname_cmp("nvme0n1p9", "nvme0n1p10") < 0);
+		CHECK(lb_devname_cmp("vda", "vda") == 0);
+		CHECK(lb_devname_cmp("vda", "vda1") < 0);
+		CHECK(lb_devname_cmp("vdb", "vda") > 0);
+		CHECK(lb_devname_cmp("sr01", "sr1") == 0);
+	}
+
+	TEST("sysfs enumeration: disks by name, partitions by number") {
+		char sys[300];
+		struct lb_blkdev *v = NULL;
+		size_t n = 0;
+
+		mk("sys");
+		mk("devices");
+		snprintf(sys, sizeof(sys), "devices");
+		/* built in an order the result must not depend on */
+		fakedev(sys, "vdb", "2048\n", NULL);
+		fakedev(sys, "vdb/vdb10", "100\n", "10\n");
+		fakedev(sys, "vdb/vdb2", "100\n", "2\n");
+		fakedev(sys, "vda", "4096\n", NULL);
+		fakedev(sys, "vda/vda1", "100\n", "1\n");
+		fakedev(sys, "ram0", "8192\n", NULL);
+		fakedev(sys, "loop0", "0\n", NULL);
+		fakedev(sys, "sr0", "0\n", NULL);
+		fakedev(sys, "vdc", "64\n", NULL);
+		link_dev("vdb10", "vdb/vdb10");
+		link_dev("vdb2", "vdb/vdb2");
+		link_dev("vdb", "vdb");
+		link_dev("vdc", "vdc");
+		link_dev("vda1", "vda/vda1");
+		link_dev("vda", "vda");
+		link_dev("ram0", "ram0");
+		link_dev("loop0", "loop0");
+		link_dev("sr0", "sr0");
+		snprintf(sys, sizeof(sys), "%s/sys", tmpd);
+		CHECK_INT(lb_discover_list(sys, &v, &n), 0);
+		CHECK_INT(n, 6);
+		if (n == 6) {
+			static const char *names[] = { "vda", "vda1", "vdb", "vdb2", "vdb10", "vdc" };
+			static const unsigned idx[] = { 0, 0, 1, 1, 1, 2 }, part[] = { 0, 1, 0, 2, 10, 0 };
+			for (size_t i = 0; i < 6; i++) {
+				CHECK_STR(v[i].name, names[i]);
+				CHECK_INT(v[i].disk_idx, idx[i]);
+				CHECK_INT(v[i].partno, part[i]);
+			}
+			CHECK_STR(v[4].disk, "vdb");
+			CHECK_INT(v[0].has_parts, 1);
+			CHECK_INT(v[5].has_parts, 0);
+			CHECK_INT(v[0].size, 4096);
+			CHECK_INT(v[0].dev_major, 254);
+		}
+		free(v);
+		/* a stable set with disks returns at once after stable_ms */
+		CHECK_INT(lb_discover_wait(sys, 5000, 200), 6);
+		snprintf(sys, sizeof(sys), "%s/nonexistent", tmpd);
+		CHECK_INT(lb_discover_list(sys, &v, &n), -ENOENT);
+		/* no disks at all: waits for the bound, not longer */
+		CHECK_INT(lb_discover_wait(sys, 300, 100), 0);
+	}
+
+	TEST("lboot.* command line options") {
+		struct lb_boot_opts o;
+
+		lb_boot_opts_init(&o);
+		CHECK_INT(o.timeout, -1);
+		CHECK_INT(o.wait, LB_DEFAULT_WAIT);
+		CHECK_INT(lb_boot_parse_cmdline("console=ttyS0 lboot.timeout=0 quiet lboot.wait=12 "
+						"lboot.default=\"my entry\" lboot.debug\n", &o), 4);
+		CHECK_INT(o.timeout, 0);
+		CHECK_INT(o.wait, 12);
+		CHECK_STR(o.default_sel, "my entry");
+		CHECK_INT(o.debug, 1);
+		lb_boot_opts_init(&o);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.timeout=-1 lboot.timeout=x lboot.wait= "
+						"lboot.timeout=99999999999 lboot.timeoutx=3", &o), 0);
+		CHECK_INT(o.timeout, -1);
+		CHECK_INT(lb_boot_parse_cmdline("", &o), 0);
+		CHECK_INT(lb_boot_parse_cmdline(NULL, &o), 0);
+	}
+
+	TEST("lboot.default by id, title, index") {
+		struct lb_entries l = LB_ENTRIES_INIT;
+		const char *ids[] = { "a", "b", "c" }, *titles[] = { "Alpha", "Beta", "Gamma" };
+
+		for (int i = 0; i < 3; i++) {
+			struct lb_entry *e = lb_entries_add(&l);
+			CHECK(e != NULL);
+			if (e) {
+				lb_setstr(&e->id, ids[i]);
+				lb_setstr(&e->title, titles[i]);
+			}
+		}
+		lb_entries_set_default(&l, 0);
+		CHECK_INT(lb_boot_select_default(&l, "c"), 0);
+		CHECK_INT(lb_entries_default(&l), 2);
+		CHECK_INT(lb_boot_select_default(&l, "Beta"), 0);
+		CHECK_INT(lb_entries_default(&l), 1);
+		CHECK_INT(lb_boot_select_default(&l, "0"), 0);
+		CHECK_INT(lb_entries_default(&l), 0);
+		CHECK_INT(lb_boot_select_default(&l, "3"), -ENOENT);
+		CHECK_INT(lb_boot_select_default(&l, "zz"), -ENOENT);
+		CHECK_INT(lb_entries_default(&l), 0);
+		lb_entries_free(&l);
+	}
+
+	/* a filesystem directory with a fake bzImage and initrds */
+	char root[300];
+	snprintf(root, sizeof(root), "%s/fs", tmpd);
+	mk("fs");
+	mk("fs/boot");
+	{
+		static uint8_t bz[0x400];
+		bz[0x1fe] = 0x55;
+		bz[0x1ff] = 0xaa;
+		memcpy(bz + 0x202, "HdrS", 4);
+		put("fs/boot/vmlinuz", bz, sizeof(bz));
+	}
+	putstr("fs/boot/i1", "12345");
+	putstr("fs/boot/i2", "abc");
+	putstr("fs/boot/i3", "wxyz");
+	putstr("fs/boot/text", "not a kernel at all, just some text long enough\n");
+	struct lb_fs fs = { .dir = root, .uuid = "1234-ABCD", .name = "/dev/vdz1" };
+	struct lb_fsset set = { .v = &fs, .n = 1 };
+
+	TEST("initrd concatenation pads each to 4 bytes") {
+		char *paths[] = { "/boot/i1", "boot/i2", "/boot/i3" };
+		char why[256] = "";
+		uint64_t total = 0;
+		uint8_t buf[64];
+		int fd = lb_kexec_memfd("test");
+
+		CHECK(fd >= 0);
+		if (fd >= 0) {
+			CHECK_INT(lb_kexec_append_files(fd, &fs, paths, 3, &total, why, sizeof(why)), 0);
+			CHECK_INT(total, 16);
+			CHECK_INT(slurp_fd(fd, buf, sizeof(buf)), 16);
+			CHECK(!memcmp(buf, "12345\0\0\0abc\0wxyz", 16));
+			char *bad[] = { "/boot/i1", "/boot/nope" };
+			CHECK_INT(lb_kexec_append_files(fd, &fs, bad, 2, &total, why, sizeof(why)), -ENOENT);
+			CHECK_STR(why, "/boot/nope: no such file (ENOENT)");
+			close(fd);
+		}
+	}
+
+	TEST("kexec dry run and failures name file and cause") {
+		struct lb_entry e = { 0 };
+		struct lb_kexec_req rq = { .set = &set, .entry = &e, .dry_run = 1 };
+		char why[256], *out = NULL;
+		size_t outlen = 0;
+		FILE *log = open_memstream(&out, &outlen);
+
+		rq.log = log;
+		e.title = "T";
+		e.kernel = "/boot/vmlinuz";
+		e.fs = "1234-abcd"; /* uuids match case-insensitively */
+		e.cmdline = "root=/dev/x quiet";
+		e.initrd[0] = "/boot/i1";
+		e.initrd[1] = "/boot/i2";
+		e.n_initrd = 2;
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), 0);
+		rq.cmdline = "edited=1";
+		e.n_initrd = 0;
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), 0);
+		fflush(log);
+		CHECK_STR(out, "lboot: would kexec 'T' kernel=/boot/vmlinuz initrd=/boot/i1,/boot/i2 cmdline=root=/dev/x quiet\n"
+			       "lboot: would kexec 'T' kernel=/boot/vmlinuz initrd=none cmdline=edited=1\n");
+		rq.cmdline = NULL;
+
+		e.kernel = "/boot/missing";
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -ENOENT);
+		CHECK_STR(why, "/boot/missing: no such file (ENOENT)");
+		e.kernel = "/boot/text";
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -ENOEXEC);
+		CHECK_STR(why, "/boot/text: not a bzImage (ENOEXEC)");
+		e.kernel = "/boot";
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -EISDIR);
+		e.kernel = "/boot/vmlinuz";
+		e.initrd[0] = "/boot/../../../etc/passwd"; /* cannot leave the fs */
+		e.n_initrd = 1;
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -ENOENT);
+		CHECK_STR(why, "/boot/../../../etc/passwd: no such file (ENOENT)");
+		e.n_initrd = 0;
+		e.fs = "OTHER";
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -ENODEV);
+		CHECK_STR(why, "OTHER: filesystem not found (ENODEV)");
+		CHECK_STR(lb_entry_device(&set, &e), "OTHER");
+		e.fs = "1234-ABCD";
+		CHECK_STR(lb_entry_device(&set, &e), "/dev/vdz1");
+		char longline[LB_KEXEC_MAX_CMDLINE + 10];
+		memset(longline, 'x', sizeof(longline) - 1);
+		longline[sizeof(longline) - 1] = 0;
+		rq.cmdline = longline;
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -E2BIG);
+		fclose(log);
+		free(out);
+	}
+
+	TEST("UKI whose .linux is not a bzImage") {
+		char d[600];
+		snprintf(d, sizeof(d), "%s/uki", t_files());
+		struct lb_fs ufs = { .dir = d, .name = "/dev/uki" };
+		struct lb_fsset uset = { .v = &ufs, .n = 1 };
+		struct lb_entry e = { .type = LB_ENTRY_UKI, .title = "U", .kernel = "/debian.efi", .fs = "/dev/uki" };
+		struct lb_kexec_req rq = { .set = &uset, .entry = &e, .dry_run = 1 };
+		char why[256];
+
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -ENOEXEC);
+		CHECK_STR(why, "/debian.efi: UKI .linux section is not a bzImage (ENOEXEC)");
+		e.kernel = "/make-uki.sh";
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -ENOEXEC);
+		CHECK_STR(why, "/make-uki.sh: not a PE unified kernel image (ENOEXEC)");
+	}
+
+	rm_rf(tmpd);
+	return t_done();
+}
