@@ -377,6 +377,7 @@ static int load_entries(const struct lb_fs *fs, const char *dir,
 			lb_entries_msg(msgs, "%s: cannot read: %s", path, strerror(-r));
 			free(path);
 			path = NULL;
+			r = 0;
 			continue;
 		}
 		r = lb_bls_parse_entry(names[i], path, buf, len, &e, &left, msgs);
@@ -384,8 +385,10 @@ static int load_entries(const struct lb_fs *fs, const char *dir,
 		buf = NULL;
 		free(path);
 		path = NULL;
-		if (r == -ENOENT)
+		if (r == -ENOENT) {
+			r = 0; /* skipped with a message */
 			continue;
+		}
 		if (r)
 			break;
 		if (!(e.fs = strdup(lb_fs_ident(fs)))) {

@@ -60,6 +60,8 @@ struct sx {
 	struct label cur;
 	char *sw_file, *sw_dir;    /* pending CONFIG switch */
 	int nswitch;
+	char *skipped[64];         /* labels that made no entry */
+	size_t n_skipped;
 };
 
 #define SX_SWITCH 1  /* internal: stop parsing, CONFIG switch pending */
@@ -253,7 +255,7 @@ static int close_label(struct sx *s)
 	struct label *c = &s->cur;
 	struct lb_entry e = { 0 }, *d;
 	const char *app, *kern;
-	int kt, r = -ENOMEM;
+	int kt, r = -ENOMEM, added = 0;
 
 	if (!c->open)
 		return 0;
@@ -354,12 +356,20 @@ static int close_label(struct sx *s)
 		goto out;
 	*d = e;
 	memset(&e, 0, sizeof(e));
+	added = 1;
 	if (c->mdefault && c->depth == 0 && set(&s->menudef, c->name))
 		goto out;
 	if (c->depth == 0 && !c->hidden && s->first_top < 0)
 		s->first_top = (long)s->l.n - 1;
 	r = 0;
 out:
+	if (!added && !r && c->name &&
+	    s->n_skipped < sizeof(s->skipped) / sizeof(s->skipped[0])) {
+		if (!(s->skipped[s->n_skipped] = strdup(c->name)))
+			r = -ENOMEM;
+		else
+			s->n_skipped++;
+	}
 	lb_entry_free(&e);
 	label_free(c);
 	return r;
@@ -627,6 +637,13 @@ static long match_cmd(struct sx *s, const char *cmd, const char *src)
 		if (strlen(s->l.v[i].id) == (size_t)(p - w) &&
 		    !strncmp(s->l.v[i].id, w, (size_t)(p - w)))
 			return (long)i;
+	for (size_t i = 0; i < s->n_skipped; i++)
+		if (strlen(s->skipped[i]) == (size_t)(p - w) &&
+		    !strncmp(s->skipped[i], w, (size_t)(p - w))) {
+			lb_entries_msg(s->msgs, "%s: default label %s boots nothing kexec can run, using the first entry",
+				       src, s->skipped[i]);
+			return -1;
+		}
 	if (!(e.kernel = strndup(w, (size_t)(p - w))))
 		return -ENOMEM;
 	if (kernel_type(e.kernel) != KT_LINUX) {
@@ -694,6 +711,9 @@ static void reset(struct sx *s)
 		free(s->mname[i]);
 		s->mname[i] = NULL;
 	}
+	for (size_t i = 0; i < s->n_skipped; i++)
+		free(s->skipped[i]);
+	s->n_skipped = 0;
 	s->timeout = -1;
 	s->prompt = s->ui = s->depth = s->incl = s->text = s->in_begin = 0;
 	s->first_top = -1;

@@ -146,6 +146,13 @@ int main(void)
 		}
 		CHECK_INT(lb_bls_load_dir(&fs, "/nope", &l), -ENOENT);
 		lb_entries_free(&l);
+		/* the last file skipped (no linux) must not fail the directory */
+		{
+			struct lb_fs a = fs_of("bls/arch-esp", dir, sizeof(dir));
+			CHECK_INT(lb_bls_load_dir(&a, "/loader/entries", &l), 0);
+			CHECK_INT(l.n, 4); /* windows.conf (efi) sorts last, skipped */
+		}
+		lb_entries_free(&l);
 	}
 	TEST("bls scan kernel-install ESP: default newest") {
 		struct lb_fs fs = fs_of("bls/kernel-install", dir, sizeof(dir));

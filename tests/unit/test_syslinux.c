@@ -278,6 +278,17 @@ int main(void)
 		CHECK_INT(l.timeout, -1);
 		lb_entries_free(&l);
 	}
+	TEST("syslinux DEFAULT naming a localboot label") {
+		struct lb_entries l = LB_ENTRIES_INIT;
+
+		CHECK_INT(parse_mem("/",
+			"DEFAULT local\nlabel linux\n kernel /vmlinuz\n"
+			"label local\n localboot 0\n", &l), 0);
+		CHECK_INT(l.n, 1);
+		CHECK(def(&l) && !strcmp(def(&l)->id, "linux"));
+		CHECK(has_msg(&l, "default label local boots nothing"));
+		lb_entries_free(&l);
+	}
 	TEST("syslinux include, config switch, depth caps") {
 		static const struct mem files[] = {
 			{ "/isolinux/inc.cfg", "label inc\n kernel vmlinuz-inc\n" },
