@@ -36,7 +36,9 @@
 
 #include "syslinux.h"
 
-#define SX_MAX_INCLUDE 16
+#define SX_MAX_INCLUDE 16   /* nesting depth */
+#define SX_MAX_FILES   128  /* files read in all (a file including itself
+			       twice would otherwise cost 2^depth parses) */
 #define SX_MAX_MENU    8
 #define SX_MAX_CONFIG  8
 #define SX_MAX_ENTRIES 4096
@@ -62,6 +64,7 @@ struct sx {
 	int nswitch;
 	char *skipped[64];         /* labels that made no entry */
 	size_t n_skipped;
+	int n_files;
 };
 
 #define SX_SWITCH 1  /* internal: stop parsing, CONFIG switch pending */
@@ -394,11 +397,14 @@ static int include(struct sx *s, const char *src, const char *arg)
 	free(f);
 	if (!path)
 		return -ENOMEM;
-	if (s->incl >= SX_MAX_INCLUDE) {
-		lb_entries_msg(s->msgs, "%s: include %s: nested too deep, skipped", src, path);
+	if (s->incl >= SX_MAX_INCLUDE || s->n_files >= SX_MAX_FILES) {
+		lb_entries_msg(s->msgs, "%s: include %s: %s, skipped", src, path,
+			       s->incl >= SX_MAX_INCLUDE ? "nested too deep" :
+			       "too many files");
 		free(path);
 		return 0;
 	}
+	s->n_files++;
 	r = s->o->read ? s->o->read(s->o->ctx, path, &buf, &len) : -ENOSYS;
 	if (r) {
 		lb_entries_msg(s->msgs, "%s: include %s: %s", src, path,

@@ -295,6 +295,7 @@ int main(void)
 			{ "/isolinux/loop.cfg", "include loop.cfg\nlabel x\n kernel /x\n" },
 			{ "/other/new.cfg", "label n\n kernel vmlinuz-new\ndefault n\n" },
 			{ "/isolinux/sw.cfg", "config sw.cfg\n" },
+			{ "/isolinux/two.cfg", "include two.cfg\ninclude two.cfg\n" },
 			{ NULL, NULL },
 		};
 		struct lb_entries l = LB_ENTRIES_INIT;
@@ -320,6 +321,9 @@ int main(void)
 			CHECK_STR(l.v[0].kernel, "/other/vmlinuz-new");
 			CHECK_STR(l.v[0].source, "/other/new.cfg:1");
 		}
+		lb_entries_free(&l);
+		CHECK_INT(parse_mem("/isolinux", "include two.cfg\n", &l), 0);
+		CHECK(has_msg(&l, "too many files"));
 		lb_entries_free(&l);
 		CHECK_INT(parse_mem("/isolinux", "config sw.cfg\n", &l), 0);
 		CHECK(has_msg(&l, "too many switches"));
