@@ -13,6 +13,7 @@
 #include "discover.h"
 #include "init.h"
 #include "kexec.h"
+#include "menu.h"
 #include "t.h"
 
 static char tmpd[256];
@@ -309,6 +310,110 @@ int main(void)
 		e.kernel = "/make-uki.sh";
 		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -ENOEXEC);
 		CHECK_STR(why, "/make-uki.sh: not a PE unified kernel image (ENOEXEC)");
+	}
+
+	TEST("menu keys over a byte stream") {
+		static const struct {
+			const char *keys;
+			int timeout;
+			enum lb_menu_action action;
+			size_t index;
+			const char *cmdline;
+		} cases[] = {
+			{ "\r", -1, LB_MENU_BOOT, 1, NULL },           /* Enter: the default */
+			{ "2\r", -1, LB_MENU_BOOT, 1, NULL },
+			{ "1\r", -1, LB_MENU_BOOT, 0, NULL },
+			{ "9\r1\r", -1, LB_MENU_BOOT, 0, NULL },      /* no entry 9: asks again */
+			{ "3\x7f" "1\r", -1, LB_MENU_BOOT, 0, NULL },    /* backspace */
+			{ "x?r", -1, LB_MENU_RESCAN, 0, NULL },
+			{ "b", -1, LB_MENU_REBOOT, 0, NULL },
+			{ "p", -1, LB_MENU_POWEROFF, 0, NULL },
+			{ "enew line\r", -1, LB_MENU_BOOT, 1, "new line" },
+			{ "1eab\x7f" "c\r", -1, LB_MENU_BOOT, 0, "ac" },
+			{ "e\r", -1, LB_MENU_BOOT, 1, NULL },          /* empty keeps it */
+			{ "e\x03" "1\r", -1, LB_MENU_BOOT, 0, NULL }, /* ^C cancels the edit */
+			{ "\x1b[A\r", -1, LB_MENU_BOOT, 1, NULL },    /* arrow key ignored */
+			{ "", 1, LB_MENU_AUTO, 1, NULL },              /* countdown expires */
+			{ "r", 3, LB_MENU_RESCAN, 0, NULL },           /* a key stops it and counts */
+			{ "", -1, LB_MENU_EOF, 0, NULL },
+		};
+		struct lb_entries l = LB_ENTRIES_INIT;
+		const char *titles[] = { "one", "two" };
+
+		for (int i = 0; i < 2; i++) {
+			struct lb_entry *e = lb_entries_add(&l);
+			if (e) {
+				lb_setstr(&e->title, titles[i]);
+				lb_setstr(&e->kernel, "/k");
+				lb_setstr(&e->cmdline, "old");
+				lb_setstr(&e->fs, "1234-ABCD");
+			}
+		}
+		lb_entries_set_default(&l, 1);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			int in[2], outp[2];
+			struct lb_menu_result res;
+			char shown[8192];
+			ssize_t n;
+
+			if (pipe(in) || pipe(outp)) {
+				CHECK(0);
+				break;
+			}
+			struct lb_menu m = { .in = in[0], .out = outp[1], .shell = "/nonexistent" };
+			if (write(in[1], cases[i].keys, strlen(cases[i].keys)) < 0)
+				CHECK(0);
+			if (cases[i].action == LB_MENU_EOF || !cases[i].keys[0])
+				if (cases[i].timeout < 0)
+					close(in[1]), in[1] = -1;
+			fcntl(outp[0], F_SETFL, O_NONBLOCK);
+			fcntl(outp[1], F_SETPIPE_SZ, 1 << 20);
+			CHECK_INT(lb_menu_run(&m, &l, &set, cases[i].timeout, &res), 0);
+			CHECK_INT(res.action, cases[i].action);
+			if (res.action == LB_MENU_BOOT) {
+				CHECK_INT(res.index, cases[i].index);
+				if (cases[i].cmdline)
+					CHECK_STR(res.cmdline, cases[i].cmdline);
+				else
+					CHECK(res.cmdline == NULL);
+			}
+			free(res.cmdline);
+			n = read(outp[0], shown, sizeof(shown) - 1);
+			shown[n > 0 ? n : 0] = 0;
+			CHECK(strstr(shown, "* 2) two (/dev/vdz1) [default]\n") != NULL);
+			CHECK(strstr(shown, "   1) one (/dev/vdz1)\n") != NULL);
+			CHECK(strstr(shown, "s: shell") == NULL); /* no shell in this image */
+			if (cases[i].timeout < 0 && cases[i].action != LB_MENU_EOF)
+				CHECK(strstr(shown, "lboot> ") != NULL);
+			if (cases[i].timeout > 0)
+				CHECK(strstr(shown, "booting 'two' in 1 s") || strstr(shown, "booting 'two' in 3 s"));
+			if (in[1] >= 0)
+				close(in[1]);
+			close(in[0]);
+			close(outp[0]);
+			close(outp[1]);
+		}
+		lb_entries_free(&l);
+
+		/* no entries: only the prompt commands */
+		struct lb_entries none = LB_ENTRIES_INIT;
+		int in[2], outp[2];
+		struct lb_menu_result res;
+		char shown[4096];
+		ssize_t n;
+		if (!pipe(in) && !pipe(outp)) {
+			struct lb_menu m = { .in = in[0], .out = outp[1] };
+			if (write(in[1], "\r9\rp", 5) < 0)
+				CHECK(0);
+			CHECK_INT(lb_menu_run(&m, &none, &set, 5, &res), 0);
+			CHECK_INT(res.action, LB_MENU_POWEROFF);
+			n = read(outp[0], shown, sizeof(shown) - 1);
+			shown[n > 0 ? n : 0] = 0;
+			CHECK(strstr(shown, "(no bootable entries)") != NULL);
+			CHECK(strstr(shown, "no entries to boot") != NULL);
+			CHECK(strstr(shown, "press any key") == NULL);
+			close(in[0]); close(in[1]); close(outp[0]); close(outp[1]);
+		}
 	}
 
 	rm_rf(tmpd);
