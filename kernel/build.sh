@@ -1,8 +1,8 @@
 #!/bin/sh
 # Build the lboot firmware kernel from Debian's linux-source-6.1.
 #   kernel/build.sh OUT_BZIMAGE
-# The result is cached by the hash of the config fragment, this script and
-# the source tarball, outside the work tree (LBOOT_CACHE, default
+# The result is cached by the hash of the config fragment, the script's
+# build_version and the source tarball, outside the work tree (LBOOT_CACHE, default
 # /var/cache/lboot, or ~/.cache/lboot when that is not writable), so a
 # rebuild is instant.
 set -eu
@@ -14,15 +14,21 @@ src=/usr/src/linux-source-6.1.tar.xz
 cache=${LBOOT_CACHE:-/var/cache/lboot}
 mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=$HOME/.cache/lboot
 mkdir -p "$cache"
-hash=$( (cat "$here/lboot.config" "$here/build.sh"; ls -l --time-style=+%s "$src") | sha256sum | cut -c1-16)
+# one build at a time (parallel `make` runs share the cache)
+exec 9>"$cache/.lock"
+flock 9
+# bump when a change here changes the bzImage built from the same config
+build_version=1
+hash=$( (cat "$here/lboot.config"; echo "$build_version"; ls -l --time-style=+%s "$src") | sha256sum | cut -c1-16)
 dir=$cache/kernel-$hash
 if [ -f "$dir/bzImage" ]; then
   cp "$dir/bzImage" "$out.tmp"; mv "$out.tmp" "$out"
   echo "kernel: cached $dir/bzImage"
   exit 0
 fi
-work=$cache/kernel-build
+work=$cache/kernel-build-$$
 rm -rf "$work"; mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
 echo "kernel: unpacking linux-source-6.1 into $work" >&2
 tar -xf "$src" -C "$work"
 ksrc=$(echo "$work"/linux-source-6.1)
@@ -47,6 +53,5 @@ make -s -j"$(nproc)" bzImage
 mkdir -p "$dir"
 cp .config "$dir/config"
 cp arch/x86/boot/bzImage "$dir/bzImage.tmp" && mv "$dir/bzImage.tmp" "$dir/bzImage"
-cd /; rm -rf "$work"
 cp "$dir/bzImage" "$out.tmp"; mv "$out.tmp" "$out"
 echo "kernel: built $dir/bzImage ($(stat -c %s "$dir/bzImage") bytes)"
