@@ -52,6 +52,10 @@
 #define G_MAX_ITEMS     1024     /* menu items, all menus */
 #define G_MAX_SCRIPTS   64       /* parsed files and eval strings kept alive */
 #define G_MAX_ENV_FILE  (64u << 10)
+#define G_MAX_ENV_BYTES (256u << 10) /* all names and values of one context */
+#define G_MAX_CMD_BYTES (256u << 10) /* the expanded words of one command */
+#define G_MAX_MSGS      256
+#define G_MAX_WORK      (32u << 20)  /* bytes expanded and copied per parse */
 
 /* ------------------------------------------------------------------ */
 /* growable string and string vector                                   */
@@ -116,6 +120,7 @@ static char *sb_take(struct sb *b)
 struct sv {
 	char **v;
 	size_t n, cap;
+	size_t bytes; /* sum of the string lengths */
 	int err;
 };
 
@@ -127,12 +132,13 @@ static void sv_push(struct sv *a, char *s)
 			a->err = -ENOMEM;
 		return;
 	}
-	if (a->err || a->n >= G_MAX_ARGS) {
+	if (a->err || a->n >= G_MAX_ARGS || strlen(s) > G_MAX_CMD_BYTES - a->bytes) {
 		if (!a->err)
 			a->err = -E2BIG;
 		free(s);
 		return;
 	}
+	a->bytes += strlen(s) + 1;
 	if (a->n + 1 >= a->cap) {
 		size_t nc = a->cap ? a->cap * 2 : 8;
 		char **nv = realloc(a->v, nc * sizeof(*nv));
@@ -662,6 +668,7 @@ struct var {
 struct env {
 	struct var *v;
 	size_t n, cap;
+	size_t bytes; /* names and values */
 };
 
 struct func {
@@ -714,6 +721,7 @@ struct interp {
 	struct ectx *ectx;    /* entry body being evaluated */
 	struct sv *pos;       /* positional parameters */
 	long steps;
+	size_t work;          /* see work() */
 	int depth, src_depth, loop_depth;
 	int status;
 	enum flow flow;
@@ -722,7 +730,8 @@ struct interp {
 	int oom;
 	const char *file;     /* current location for messages */
 	int line;
-	int warned_budget;
+	int warned_budget, warned_work;
+	size_t nmsgs;
 };
 
 static void msg(struct interp *ip, const char *file, int line, const char *fmt, ...)
@@ -733,6 +742,14 @@ static void msg(struct interp *ip, const char *file, int line, const char *fmt, 
 	char buf[512];
 	va_list ap;
 
+	if (ip->nmsgs >= G_MAX_MSGS) {
+		if (ip->nmsgs++ == G_MAX_MSGS &&
+		    lb_entries_msg(ip->out, "%s:%d: too many messages, the rest are not shown",
+				   file ? file : "?", line) == -ENOMEM)
+			ip->oom = 1;
+		return;
+	}
+	ip->nmsgs++;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -772,7 +789,10 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom)
 	struct var *v = env_find(e, name);
 	char *c;
 
-	if (strlen(val) > G_MAX_VAL)
+	size_t vl = strlen(val), old = v ? strlen(v->val) : 0;
+	size_t add = vl + (v ? 0 : strlen(name) + 2);
+
+	if (vl > G_MAX_VAL || e->bytes - old + add > G_MAX_ENV_BYTES)
 		return -E2BIG;
 	if (!(c = strdup(val))) {
 		*oom = 1;
@@ -781,6 +801,7 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom)
 	if (v) {
 		free(v->val);
 		v->val = c;
+		e->bytes = e->bytes - old + vl;
 		return 0;
 	}
 	if (e->n >= G_MAX_VARS) {
@@ -808,6 +829,7 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom)
 	v->val = c;
 	v->exp = 0;
 	e->n++;
+	e->bytes += add;
 	return 0;
 }
 
@@ -822,6 +844,7 @@ static void unsetvar(struct interp *ip, const char *name)
 
 	if (!v)
 		return;
+	ip->env->bytes -= strlen(v->name) + 2 + strlen(v->val);
 	free(v->name);
 	free(v->val);
 	*v = ip->env->v[--ip->env->n];
@@ -1029,12 +1052,17 @@ static void expand_word(struct interp *ip, const char *w, struct sv *out)
 		free(cur.s);
 }
 
+static int work(struct interp *ip, size_t bytes);
+
 static int expand_words(struct interp *ip, char *const *w, size_t n, struct sv *out)
 {
 	for (size_t i = 0; i < n && !out->err; i++)
 		expand_word(ip, w[i], out);
 	if (out->err == -ENOMEM)
 		ip->oom = 1;
+	/* a failed expansion cost up to the cap as well */
+	if (work(ip, out->err ? G_MAX_CMD_BYTES : out->bytes) && !out->err)
+		out->err = -E2BIG;
 	return out->err;
 }
 
@@ -1216,6 +1244,22 @@ static int budget(struct interp *ip)
 		ip->fatal = 1;
 		return 0;
 	}
+	return 1;
+}
+
+/* Account bytes expanded or copied; past G_MAX_WORK evaluation stops
+ * (bounds the time a hostile config can take). Returns nonzero then. */
+static int work(struct interp *ip, size_t bytes)
+{
+	ip->work += bytes;
+	if (ip->work <= G_MAX_WORK)
+		return 0;
+	if (!ip->warned_work) {
+		ip->warned_work = 1;
+		msg(ip, ip->file, ip->line, "evaluation stopped after %u MiB of expansions",
+		    G_MAX_WORK >> 20);
+	}
+	ip->fatal = 1;
 	return 1;
 }
 
@@ -2436,6 +2480,10 @@ static void run_menu(struct interp *ip, struct menu *m, const char *idpath,
 			ip->oom = 1;
 			break;
 		}
+		if (work(ip, ip->env->bytes + 1)) {
+			free(ids);
+			break;
+		}
 		for (size_t k = 0; k < it->args.n; k++)
 			sv_push(&pos, strdup(it->args.v[k]));
 		env = pos.err ? NULL : env_clone(ip->env, it->kind == M_SUBMENU, &ip->oom);
@@ -2702,8 +2750,10 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 
 		if (t && is_int(t, &tv) && tv >= 0 && tv <= INT_MAX)
 			res.timeout = (int)tv;
+		/* the menu gets a budget of its own */
 		ip.fatal = 0;
 		ip.steps = 0;
+		ip.work = 0;
 		ip.cur = NULL;
 		run_menu(&ip, &ip.top, NULL, &res);
 		d = getvar(&ip, "default");

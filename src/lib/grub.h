@@ -4,6 +4,8 @@
 #ifndef LB_GRUB_H
 #define LB_GRUB_H
 
+#include <sys/stat.h>
+
 #include "entry.h"
 #include "fs.h"
 

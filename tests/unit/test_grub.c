@@ -626,6 +626,40 @@ int main(void)
 		CHECK_STR(L.v[0].fs, "hd0,gpt2");
 		CHECK_STR(L.v[1].fs, "md/0");
 	}
+
+	TEST("grub caps: entries, variables, expansion, recursion") {
+		size_t cap = 1100 * 40, n = 0;
+		char *big = malloc(cap);
+
+		for (int i = 0; i < 1100; i++)
+			n += (size_t)snprintf(big + n, cap - n, "menuentry e%d { linux /k%d }\n", i, i);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse_buf(NULL, NULL, "big.cfg", big, n, &L), 0);
+		CHECK_INT(L.n, 1024);
+		CHECK(has_msg("too many menu entries"));
+		CHECK_INT(n_default(), 1);
+		free(big);
+		/* doubling a variable hits the value/context caps, not memory */
+		CHECK_INT(parse("menuentry A { linux /a }\nset a=0123456789abcdef\n"
+				"for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do\n"
+				"  set a=\"$a$a\"\n"
+				"done\n"
+				"while true; do set b=\"$a$a$a$a$a$a$a$a\"; done\n"
+				"menuentry B { linux /b }\n"), 0);
+		CHECK_INT(L.n, 1);
+		CHECK(has_msg("evaluation stopped") || has_msg("loop stopped"));
+		/* eval and source nesting */
+		CHECK_INT(parse("function f { eval f; }\nf\nmenuentry A { linux /a }\n"), 0);
+		CHECK_INT(L.n, 1);
+		CHECK_INT(parse("set x=1\nx=2\n=3\nmenuentry A { linux /a $x }\n"), 0);
+		CHECK_STR(L.v[0].cmdline, "2");
+		/* one command expanding to too many words */
+		CHECK_INT(parse("set w='a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a'\n"
+				"set w=\"$w $w $w $w $w $w $w $w\"\nset w=\"$w $w $w $w $w $w $w $w\"\n"
+				"menuentry A { linux /a $w $w $w $w $w $w $w $w }\n"), 0);
+		CHECK_INT(L.n, 0);
+		CHECK(has_msg("entry 'A' skipped"));
+	}
 	lb_entries_free(&L);
 	lb_fsset_free(&S);
 	(void)parse_fs;

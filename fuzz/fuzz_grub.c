@@ -1,0 +1,78 @@
+/* libFuzzer harness: the GRUB config interpreter on arbitrary scripts.
+ * The first byte picks the environment: even = no filesystem at all, odd =
+ * the ubuntu2204 fixture disk (ESP, /boot, root with GRUB device names) so
+ * search, load_env, source/configfile, test -f and blscfg touch real files.
+ * Invariants checked: at most one default, entries have a kernel, strings
+ * are NUL terminated within bounds (ASan), no leaks. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "entry.h"
+#include "fs.h"
+#include "grub.h"
+
+static struct lb_fsset S;
+static int have_fs;
+
+static void setup(void)
+{
+	static const char *const sub[] = { "esp", "boot", "root" };
+	static const char *const uuid[] = {
+		"2B4C-6D8E", "c6a1d2e3-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+		"9f1e2d3c-4b5a-4697-8877-665544332211"
+	};
+	static const char *const grub[] = { "hd0,gpt1", "hd0,gpt2", "hd0,gpt3" };
+	const char *files = getenv("LBOOT_TEST_FILES");
+	char dir[4096];
+
+	for (int i = 0; i < 3; i++) {
+		struct lb_fs f = { 0 };
+
+		snprintf(dir, sizeof(dir), "%s/grub/ubuntu2204/%s",
+			 files ? files : "tests/files", sub[i]);
+		f.dir = strdup(dir);
+		f.name = strdup(sub[i]);
+		f.uuid = strdup(uuid[i]);
+		f.grub = strdup(grub[i]);
+		if (!f.dir || !f.name || !f.uuid || !f.grub || lb_fsset_add(&S, &f)) {
+			lb_fs_free(&f);
+			return;
+		}
+	}
+	have_fs = 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct lb_entries l = LB_ENTRIES_INIT;
+	static int init;
+	int with_fs;
+	long d;
+	int n_def = 0;
+
+	if (size < 1 || size > (256u << 10))
+		return 0;
+	if (!init) {
+		init = 1;
+		setup();
+	}
+	with_fs = (data[0] & 1) && have_fs;
+	if (lb_grub_parse_buf(with_fs ? &S : NULL, with_fs ? &S.v[1] : NULL,
+			      "fuzz.cfg", (const char *)data + 1, size - 1, &l) == 0) {
+		for (size_t i = 0; i < l.n; i++) {
+			n_def += l.v[i].is_default != 0;
+			if (!l.v[i].kernel || !l.v[i].title || !l.v[i].id ||
+			    l.v[i].n_initrd > LB_MAX_INITRDS)
+				abort();
+			(void)strlen(l.v[i].kernel);
+		}
+		d = lb_entries_default(&l);
+		if (n_def > 1 || (l.n && d < 0) || l.n > 1024)
+			abort();
+	}
+	lb_entries_free(&l);
+	return 0;
+}
