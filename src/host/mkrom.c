@@ -321,25 +321,24 @@ static int measure(struct lb_uefi_image *img, uint64_t *comp, uint64_t *free_byt
 	return 0;
 }
 
-/* A combined image carries its NVRAM volume; a CODE image needs VARS. */
+/* A combined image carries its NVRAM volume; a CODE image needs VARS.
+ * Top-level volumes are children of the root or of a flash region. */
 static int has_nvram(struct lb_uefi_image *img)
 {
 	uint8_t g[16];
-	struct lb_uefi_node *stack[64];
-	size_t sp = 0;
 
 	if (lb_guid_parse(NVRAM_FS_GUID, g) < 0)
 		return 0;
-	stack[sp++] = img->root;
-	while (sp) {
-		struct lb_uefi_node *n = stack[--sp];
-		if (n->kind == LB_UEFI_VOLUME) {
-			if (!memcmp(n->fs_guid, g, 16))
+	for (size_t i = 0; i < img->root->n_child; i++) {
+		struct lb_uefi_node *n = img->root->child[i];
+		if (n->kind == LB_UEFI_VOLUME && !memcmp(n->fs_guid, g, 16))
+			return 1;
+		if (n->kind != LB_UEFI_REGION)
+			continue;
+		for (size_t j = 0; j < n->n_child; j++)
+			if (n->child[j]->kind == LB_UEFI_VOLUME &&
+			    !memcmp(n->child[j]->fs_guid, g, 16))
 				return 1;
-			continue; /* top-level volumes only */
-		}
-		for (size_t i = 0; i < n->n_child && sp < 64; i++)
-			stack[sp++] = n->child[i];
 	}
 	return 0;
 }
