@@ -255,6 +255,7 @@ struct lexer {
 	enum tok t;
 	char *w;
 	int tline;
+	size_t tstart, start;
 	const char *err;
 	int errline;
 };
@@ -262,6 +263,47 @@ struct lexer {
 static int is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Copy the variable reference at s[L->i] == '$' into b, checked as GRUB's
+ * lexer does: $name, $digits, $? $# $@ $*, ${name} (same names). Returns
+ * 0, or -1 with L->err set. */
+static int lex_dollar(struct lexer *L, struct sb *b)
+{
+	const char *s = L->s;
+	size_t i = L->i + 1, j;
+
+	if (i < L->n && s[i] == '{') {
+		j = i + 1;
+		if (j < L->n && (isalpha((unsigned char)s[j]) || s[j] == '_')) {
+			while (j < L->n && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+				j++;
+		} else if (j < L->n && isdigit((unsigned char)s[j])) {
+			while (j < L->n && isdigit((unsigned char)s[j]))
+				j++;
+		} else if (j < L->n && strchr("?#@*", s[j]) && s[j]) {
+			j++;
+		}
+		if (j == i + 1 || j >= L->n || s[j] != '}') {
+			L->err = "bad ${...} variable reference";
+			return -1;
+		}
+		j++;
+	} else if (i < L->n && (isalpha((unsigned char)s[i]) || s[i] == '_')) {
+		for (j = i; j < L->n && (isalnum((unsigned char)s[j]) || s[j] == '_'); j++)
+			;
+	} else if (i < L->n && isdigit((unsigned char)s[i])) {
+		for (j = i; j < L->n && isdigit((unsigned char)s[j]); j++)
+			;
+	} else if (i < L->n && s[i] && strchr("?#@*", s[i])) {
+		j = i + 1;
+	} else {
+		L->err = "$ without a variable name";
+		return -1;
+	}
+	sb_putn(b, s + L->i, j - L->i);
+	L->i = j;
+	return 0;
 }
 
 static enum tok lex_scan(struct lexer *L, char **word, int *line)
@@ -286,6 +328,7 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 		break;
 	}
 	*line = L->line;
+	L->start = L->i;
 	if (L->i >= L->n)
 		return T_EOF;
 	switch (s[L->i]) {
@@ -312,14 +355,22 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 		if (c == 0 || c == '\n' || c == ';' || c == '{' || c == '}' ||
 		    is_blank(c))
 			break;
+		if (c == '|' || c == '&' || c == '<' || c == '>') {
+			L->err = "unexpected |, &, < or >";
+			goto err;
+		}
 		if (c == '\\') {
-			if (L->i + 1 < L->n && s[L->i + 1] == '\n') {
+			if (L->i + 1 >= L->n) {
+				L->err = "backslash at the end of the file";
+				goto err;
+			}
+			if (s[L->i + 1] == '\n') {
 				L->i += 2;
 				L->line++;
 				continue;
 			}
-			sb_putn(&b, s + L->i, L->i + 1 < L->n ? 2 : 1);
-			L->i += L->i + 1 < L->n ? 2 : 1;
+			sb_putn(&b, s + L->i, 2);
+			L->i += 2;
 			continue;
 		}
 		if (c == '\'') {
@@ -352,6 +403,11 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 					L->i += 2;
 					continue;
 				}
+				if (s[L->i] == '$') {
+					if (lex_dollar(L, &b))
+						goto err;
+					continue;
+				}
 				if (s[L->i] == '\n')
 					L->line++;
 				sb_putc(&b, s[L->i]);
@@ -365,17 +421,9 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 			L->i++;
 			continue;
 		}
-		if (c == '$' && L->i + 1 < L->n && s[L->i + 1] == '{') {
-			size_t j = L->i + 2;
-
-			while (j < L->n && s[j] != '}' && s[j] != '\n' && s[j])
-				j++;
-			if (j >= L->n || s[j] != '}') {
-				L->err = "unterminated ${";
+		if (c == '$') {
+			if (lex_dollar(L, &b))
 				goto err;
-			}
-			sb_putn(&b, s + L->i, j + 1 - L->i);
-			L->i = j + 1;
 			continue;
 		}
 		sb_putc(&b, c);
@@ -399,6 +447,7 @@ static enum tok peek(struct lexer *L)
 {
 	if (!L->have) {
 		L->t = lex_scan(L, &L->w, &L->tline);
+		L->tstart = L->start;
 		L->have = 1;
 	}
 	return L->t;
@@ -462,11 +511,20 @@ static int parse_command(struct parser *P, struct node **out);
 
 static void skip_nl(struct parser *P)
 {
-	while (peek(&P->L) == T_NL || peek(&P->L) == T_SEMI)
+	while (peek(&P->L) == T_NL)
 		drop(&P->L);
 }
 
-/* Commands until EOF, `}` or a reserved end word (not consumed). */
+/* After a command: one optional ';', then newlines. */
+static void skip_sep(struct parser *P)
+{
+	if (peek(&P->L) == T_SEMI)
+		drop(&P->L);
+	skip_nl(P);
+}
+
+/* Commands until EOF, `}` or a reserved end word (not consumed). GRUB
+ * wants at least one command in every list and no empty command (";"). */
 static int parse_list(struct parser *P, struct list *l)
 {
 	for (;;) {
@@ -476,18 +534,23 @@ static int parse_list(struct parser *P, struct list *l)
 
 		skip_nl(P);
 		t = peek(&P->L);
-		if (t == T_EOF || t == T_RBR)
+		if (t == T_EOF || t == T_RBR || (t == T_WORD && is_end_word(P->L.w))) {
+			if (!l->n)
+				return perr(P, t == T_EOF ? "unexpected end of file" :
+					    "empty command list");
 			return 0;
+		}
 		if (t == T_ERR)
 			return perr(P, "syntax error");
-		if (t == T_WORD && is_end_word(P->L.w))
-			return 0;
+		if (t == T_SEMI)
+			return perr(P, "unexpected ;");
 		if ((r = parse_command(P, &n)))
 			return r;
 		if (list_push(l, n)) {
 			node_free(n);
 			return -ENOMEM;
 		}
+		skip_sep(P);
 	}
 }
 
@@ -504,11 +567,12 @@ static int expect_word(struct parser *P, const char *kw)
 	return 0;
 }
 
-static int parse_block(struct parser *P, struct list *body)
+/* "{ list }"; newlines before "{" only where GRUB takes them (function). */
+static int parse_block(struct parser *P, struct list *body, int nl_ok)
 {
 	int r;
 
-	if (peek(&P->L) == T_NL)
+	if (nl_ok)
 		skip_nl(P);
 	if (peek(&P->L) != T_LBR)
 		return perr(P, "missing {");
@@ -518,7 +582,13 @@ static int parse_block(struct parser *P, struct list *body)
 	if (peek(&P->L) != T_RBR)
 		return perr(P, peek(&P->L) == T_EOF ? "missing }" : "syntax error");
 	drop(&P->L);
-	return 0;
+	/* a block ends the command */
+	switch (peek(&P->L)) {
+	case T_NL: case T_SEMI: case T_EOF: case T_RBR:
+		return 0;
+	default:
+		return perr(P, "unexpected text after }");
+	}
 }
 
 /* Words of a simple command up to a separator (not consumed). */
@@ -603,6 +673,7 @@ static int parse_command(struct parser *P, struct node **out)
 			} else {
 				drop(&P->L);
 				if (!(r = parse_words(P, &n->w, 0)) &&
+				    (skip_sep(P), 1) &&
 				    !(r = expect_word(P, "do")) &&
 				    !(r = parse_list(P, &n->body)))
 					r = expect_word(P, "done");
@@ -623,7 +694,7 @@ static int parse_command(struct parser *P, struct node **out)
 			r = perr(P, "function without a name");
 		} else {
 			sv_push(&n->w, take(&P->L));
-			r = n->w.err ? -ENOMEM : parse_block(P, &n->body);
+			r = n->w.err ? -ENOMEM : parse_block(P, &n->body, 1);
 		}
 	} else if (!strcmp(w, "menuentry") || !strcmp(w, "submenu") ||
 		   !strcmp(w, "hiddenentry")) {
@@ -631,22 +702,15 @@ static int parse_command(struct parser *P, struct node **out)
 		n->mk = w[0] == 'm' ? M_ENTRY : w[0] == 's' ? M_SUBMENU : M_HIDDEN;
 		sv_push(&n->w, take(&P->L));
 		if (!(r = n->w.err ? -ENOMEM : parse_words(P, &n->w, 1)))
-			r = parse_block(P, &n->body);
+			r = parse_block(P, &n->body, 0);
 	} else if (is_end_word(w)) {
 		r = perr(P, "unexpected reserved word");
 	} else {
-		/* any command may take { blocks } as arguments (GRUB's
-		 * GRUB_SCRIPT_ARG_TYPE_BLOCK); only menu commands use them, so
-		 * the first is kept and the command ignores it */
+		/* any command may take a { block } as its last argument
+		 * (GRUB_SCRIPT_ARG_TYPE_BLOCK); only menu commands use it */
 		n->k = N_CMD;
-		while (!(r = parse_words(P, &n->w, 1)) && peek(&P->L) == T_LBR) {
-			struct list tmp = { 0 };
-
-			r = parse_block(P, n->body.n ? &tmp : &n->body);
-			list_free(&tmp);
-			if (r)
-				break;
-		}
+		if (!(r = parse_words(P, &n->w, 1)) && peek(&P->L) == T_LBR)
+			r = parse_block(P, &n->body, 0);
 	}
 	P->depth--;
 	if (r) {
@@ -2159,8 +2223,11 @@ static int exec_simple(struct interp *ip, struct node *nd)
 			sb_puts(&s, a[i]);
 		}
 		if (!s.err && s.s && ip->src_depth < G_MAX_SRC_DEPTH) {
+			char en[600];
+
+			snprintf(en, sizeof(en), "%s:%d: eval", nd->file, nd->line);
 			ip->src_depth++;
-			r = run_script_buf(ip, nd->file, s.s, s.n, NULL) ? 1 : ip->status;
+			r = run_script_buf(ip, en, s.s, s.n, NULL) ? 1 : ip->status;
 			ip->src_depth--;
 		}
 		free(s.s);
@@ -2366,6 +2433,8 @@ static int run_script_buf(struct interp *ip, const char *name, const char *buf,
 {
 	struct script *sc;
 	struct parser P;
+	char *clean;
+	size_t cl = 0;
 
 	if (ip->nscripts >= G_MAX_SCRIPTS) {
 		msg(ip, name, 0, "too many included files");
@@ -2381,6 +2450,25 @@ static int run_script_buf(struct interp *ip, const char *name, const char *buf,
 	ip->nscripts++;
 	if (keep)
 		*keep = sc;
+	/* GRUB reads a config line by line into C strings: a NUL ends its
+	 * line; carriage returns are dropped here too (CRLF files) */
+	if (!(clean = malloc(len + 1))) {
+		ip->oom = 1;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\r')
+			continue;
+		if (!buf[i]) {
+			while (i + 1 < len && buf[i + 1] != '\n')
+				i++;
+			continue;
+		}
+		clean[cl++] = buf[i];
+	}
+	clean[cl] = 0;
+	buf = clean;
+	len = cl;
 	memset(&P, 0, sizeof(P));
 	P.L.s = buf;
 	P.L.n = len;
@@ -2396,7 +2484,7 @@ static int run_script_buf(struct interp *ip, const char *name, const char *buf,
 			break;
 		start_line = P.L.tline;
 		/* the offset of the line the command starts on */
-		start_i = P.L.i;
+		start_i = P.L.tstart;
 		while (start_i > 0 && buf[start_i - 1] != '\n')
 			start_i--;
 		P.err = NULL;
@@ -2426,6 +2514,8 @@ static int run_script_buf(struct interp *ip, const char *name, const char *buf,
 			ip->oom = 1;
 			break;
 		}
+		if (peek(&P.L) == T_SEMI)
+			drop(&P.L);
 		exec_node(ip, nd);
 		if (ip->flow == F_RETURN && ip->depth == 0)
 			ip->flow = F_NONE; /* `return` outside a function ends nothing */
@@ -2433,6 +2523,7 @@ static int run_script_buf(struct interp *ip, const char *name, const char *buf,
 			ip->flow = F_NONE;
 	}
 	free(P.L.w);
+	free(clean);
 	return ip->oom ? -ENOMEM : 0;
 }
 

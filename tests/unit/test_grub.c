@@ -660,6 +660,49 @@ int main(void)
 		CHECK_INT(L.n, 0);
 		CHECK(has_msg("entry 'A' skipped"));
 	}
+
+	TEST("grub syntax agrees with grub-script-check (GRUB 2.06)") {
+		/* verdicts of Debian 12's grub-script-check on each snippet */
+		static const struct { const char *src; int ok; } syn[] = {
+			{ "{ echo a; }\n", 0 }, { "echo a{b\n", 0 }, { "echo }\n", 0 },
+			{ "echo {\n", 0 }, { "echo a}b\n", 0 }, { "menuentry a {\n", 0 },
+			{ "echo a>b\n", 0 }, { "echo a|b\n", 0 }, { "echo a&b\n", 0 },
+			{ "echo a<b\n", 0 }, { "if true; then echo; fi; fi\n", 0 },
+			{ "fi\n", 0 }, { "then\n", 0 }, { "echo then fi\n", 1 },
+			{ "function f { echo; }\n", 1 }, { "function f\n{ echo; }\n", 1 },
+			{ "menuentry a\n{ echo; }\n", 0 }, { "for x in a b\ndo echo; done\n", 1 },
+			{ "if true\nthen echo\nfi\n", 1 }, { "x { a } { b }\n", 0 },
+			{ "x {\n a\n}\n", 1 }, { "echo ${a b}\n", 0 }, { "echo $\n", 0 },
+			{ "echo 'a\nb'\n", 1 }, { "echo \"a\nb\"\n", 1 }, { "echo a\\\nb\n", 1 },
+			{ "echo a #b\n", 1 }, { "echo a#b\n", 1 }, { "{\n", 0 }, { "}\n", 0 },
+			{ "while true; do break; done\n", 1 }, { "until\n", 0 },
+			{ "echo ${1}\n", 1 }, { "echo ${?}\n", 1 }, { "echo $?\n", 1 },
+			{ "a=b\n", 1 }, { "if true; then; fi\n", 0 }, { "if true; then fi\n", 0 },
+			{ "if ; then echo; fi\n", 0 }, { "while true; do done\n", 0 },
+			{ "for x in; do echo; done\n", 1 }, { "for x; do echo; done\n", 0 },
+			{ "menuentry a { }\n", 0 }, { "menuentry a {}\n", 0 },
+			{ "function f { }\n", 0 }, { "if true; then echo; else fi\n", 0 },
+			{ "if true; then echo; elif; then echo; fi\n", 0 }, { "echo a$\n", 0 },
+			{ "echo $-\n", 0 }, { "echo $1a\n", 1 }, { "echo ${}\n", 0 },
+			{ "echo ${a-b}\n", 0 }, { "echo ${a:b}\n", 0 }, { "echo \"$\"\n", 0 },
+			{ "echo '$'\n", 1 }, { "echo \\$\n", 1 }, { "echo \"a$\"\n", 0 },
+			{ "echo \"}\"\n", 1 }, { "echo ; ;\n", 0 }, { ";\n", 0 },
+			{ "echo \\", 0 }, { "echo $#a\n", 1 }, { "echo $@\n", 1 },
+			{ "echo $!\n", 0 }, { "echo \"${a b}\"\n", 0 }, { "echo \"$a-b\"\n", 1 },
+			{ "menuentry a { echo; } b\n", 0 }, { "menuentry a { echo; }; echo\n", 1 },
+			{ "echo \"{\"\n", 1 }, { "echo \\{\n", 1 }, { "echo $a{b}\n", 1 },
+		};
+		for (size_t i = 0; i < sizeof(syn) / sizeof(syn[0]); i++) {
+			int bad;
+
+			parse(syn[i].src);
+			bad = has_msg("skipped)");
+			if (bad == syn[i].ok)
+				printf("# snippet %zu \"%s\": grub says %s\n", i, syn[i].src,
+				       syn[i].ok ? "ok" : "syntax error");
+			CHECK(bad != syn[i].ok);
+		}
+	}
 	lb_entries_free(&L);
 	lb_fsset_free(&S);
 	(void)parse_fs;
