@@ -281,7 +281,7 @@ int lb_bls_compare(const struct lb_entry *a, int a_bad,
 struct item {
 	struct lb_entry e;
 	int bad;
-	char *fname; /* file name, for default globs */
+	char *fname; /* "ID.conf" / "ID.efi" (no boot counter), for globs */
 };
 
 static int cmp_item(const void *x, const void *y)
@@ -306,9 +306,10 @@ static void items_free(struct items *it)
 	memset(it, 0, sizeof(*it));
 }
 
-/* Takes ownership of e on success. */
+/* Takes ownership of e on success. `suffix` (".conf"/".efi") makes the
+ * systemd-boot entry id "ID.conf" that loader.conf globs match. */
 static int items_add(struct items *it, struct lb_entry *e, int bad,
-		     const char *fname)
+		     const char *suffix)
 {
 	char *f;
 
@@ -323,7 +324,7 @@ static int items_add(struct items *it, struct lb_entry *e, int bad,
 		it->v = v;
 		it->cap = cap;
 	}
-	if (!(f = strdup(fname)))
+	if (asprintf(&f, "%s%s", e->id, suffix) < 0)
 		return -ENOMEM;
 	it->v[it->n].e = *e;
 	it->v[it->n].bad = bad;
@@ -396,7 +397,7 @@ static int load_entries(const struct lb_fs *fs, const char *dir,
 			r = -ENOMEM;
 			break;
 		}
-		if ((r = items_add(it, &e, left == 0, names[i]))) {
+		if ((r = items_add(it, &e, left == 0, ".conf"))) {
 			lb_entry_free(&e);
 			if (r != -E2BIG)
 				break;
@@ -890,7 +891,7 @@ int lb_bls_scan(const struct lb_fs *fs, const char *root,
 			goto out;
 		}
 		parse_fname(names[i], ".efi", &left);
-		if ((r = items_add(&it, &e, left == 0, names[i]))) {
+		if ((r = items_add(&it, &e, left == 0, ".efi"))) {
 			lb_entry_free(&e);
 			goto out;
 		}

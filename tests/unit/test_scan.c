@@ -256,6 +256,28 @@ int main(void)
 		lb_entries_free(&l);
 		lb_fsset_free(&set);
 	}
+	TEST("scan loader.conf default matches ids without boot counter") {
+		struct lb_fsset set = { 0 };
+		struct lb_entries l = LB_ENTRIES_INIT;
+		struct lb_fs fs = mkfs("esp7", "AAAA-0007", NULL);
+		long d;
+
+		mkfile(fs.dir, "loader/loader.conf", "default  B.conf \n");
+		mkfile(fs.dir, "loader/entries/a+1-2.conf", "linux /k\n");
+		mkfile(fs.dir, "loader/entries/b+3.conf", "linux /k\n");
+		mkfile(fs.dir, "loader/entries/c.conf", "linux /k\n");
+		mkfile(fs.dir, "k", "k");
+		lb_fsset_add(&set, &fs);
+		CHECK_INT(lb_scan(&set, &l), 0);
+		CHECK_INT(l.n, 3);
+		d = lb_entries_default(&l);
+		CHECK(d >= 0 && !strcmp(l.v[d].id, "b"));
+		CHECK_INT(n_default(&l), 1);
+		if (t_failed_now)
+			dump(&l);
+		lb_entries_free(&l);
+		lb_fsset_free(&set);
+	}
 	TEST("scan nothing bootable") {
 		struct lb_fsset set = { 0 };
 		struct lb_entries l = LB_ENTRIES_INIT;
