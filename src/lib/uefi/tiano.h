@@ -14,7 +14,12 @@
  * which: use lb_tiano_decompress_any().
  *
  * All functions return 0 or a negative errno; output parameters are written
- * only on success. Decoders treat input as untrusted.
+ * only on success. Decoders treat input as untrusted and are stricter than
+ * EDK2's: Huffman codes must be complete, code lengths <= 16, zero runs stay
+ * inside the declared count, position symbols < NP, match distances within
+ * the output so far, matches must not run past the declared size, and the
+ * bits consumed must stay within comp_size (lookahead past it reads zeros,
+ * as EDK2 does).
  */
 #ifndef LB_UEFI_TIANO_H
 #define LB_UEFI_TIANO_H
@@ -79,7 +84,10 @@ int lb_tiano_decompress_any_ex(const uint8_t *src, size_t len,
 /*
  * Compress src into a complete section payload (8-byte header + bitstream)
  * in a malloc'd buffer. Input larger than LB_TIANO_MAX_OUT: -EFBIG.
- * -EINVAL bad arguments/alg, -ENOMEM.
+ * -EINVAL bad arguments/alg, -ENOMEM. The result is checked not to decode
+ * under the other algorithm (re-encoded with a padded position-set count if
+ * it does, up to 8 tries), so auto-detection by us or UEFITool is
+ * unambiguous. Not byte-identical to EDK2's compressor.
  */
 int lb_tiano_compress(enum lb_tiano_alg alg, const uint8_t *src, size_t len,
 		      uint8_t **out, size_t *out_len);
