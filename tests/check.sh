@@ -10,7 +10,7 @@ export LBOOT_TEST_FILES=$PWD/tests/files
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 logdir=build/check-logs
-rm -rf "$logdir"; mkdir -p "$logdir"
+mkdir -p "$logdir"
 passed=0 failed=0
 failures=()
 
