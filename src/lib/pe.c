@@ -25,8 +25,9 @@ static uint64_t le64(const uint8_t *p)
 }
 
 int lb_pe_parse(const uint8_t *buf, size_t len, uint64_t file_size,
-		struct lb_pe *pe)
+		struct lb_pe *out)
 {
+	struct lb_pe tmp, *pe = &tmp; /* *out is written only on success */
 	uint32_t lfanew;
 	uint16_t nsec, optsz, magic;
 	size_t coff, opt, sect;
@@ -87,6 +88,7 @@ int lb_pe_parse(const uint8_t *buf, size_t len, uint64_t file_size,
 			return -EINVAL;
 	}
 	pe->n_sections = nsec;
+	*out = tmp;
 	return 0;
 }
 
