@@ -9,7 +9,7 @@
 
 /*
  * Look on filesystem `fs` for BLS type 1 entries (/loader/entries,
- * /boot/loader/entries, with loader.conf), UKIs (/EFI/Linux/*.efi), GRUB
+ * /boot/loader/entries, with loader.conf), UKIs (/EFI/Linux/NAME.efi), GRUB
  * (grub.cfg at its usual paths) and syslinux/extlinux/isolinux configs, and
  * append the entries the installed system's bootloader would offer, in its
  * order, exactly one marked default (the one it boots untouched). `all` is

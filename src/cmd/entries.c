@@ -102,63 +102,6 @@ static void text(FILE *f, const char *s, int width)
 		fputc(' ', f);
 }
 
-/*
- * lb_fs_parse_spec splits options at every ',', but GRUB device names
- * contain one ("grub=hd0,gpt2"). Take a grub= value out first: it runs up to
- * the next ",KEY=" of a known key, or the end.
- */
-static int parse_root(const char *spec, struct lb_fs *fs)
-{
-	static const char *const keys[] = { "uuid=", "label=", "name=", "grub=",
-					     "type=", "partuuid=" };
-	const char *at = strrchr(spec, '@'), *g = NULL, *p, *end;
-	char *rest = NULL, *grub = NULL;
-	int r;
-
-	if (at && !strchr(at, '='))
-		at = NULL;
-	for (p = at; p && (p = strstr(p, "grub=")); p++)
-		if (p[-1] == '@' || p[-1] == ',') {
-			g = p;
-			break;
-		}
-	if (!g)
-		return lb_fs_parse_spec(spec, fs);
-	for (end = g + 5; *end; end++) {
-		int known = 0;
-
-		if (*end != ',')
-			continue;
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			known |= !strncmp(end + 1, keys[k], strlen(keys[k]));
-		if (known)
-			break;
-	}
-	if (!(grub = strndup(g + 5, (size_t)(end - g - 5))) ||
-	    asprintf(&rest, "%.*s%s", (int)(g - 1 - spec), spec,
-		     *end ? (g[-1] == '@' ? end + 1 : end) : "") < 0) {
-		free(grub);
-		return -ENOMEM;
-	}
-	/* "DIR@grub=X" alone leaves "DIR"; "DIR@grub=X,uuid=U" -> "DIR@uuid=U" */
-	if (g[-1] == '@' && *end) {
-		free(rest);
-		if (asprintf(&rest, "%.*s@%s", (int)(g - 1 - spec), spec, end + 1) < 0) {
-			free(grub);
-			return -ENOMEM;
-		}
-	}
-	r = lb_fs_parse_spec(rest, fs);
-	free(rest);
-	if (r) {
-		free(grub);
-		return r;
-	}
-	free(fs->grub);
-	fs->grub = grub;
-	return 0;
-}
-
 static void print_json(const struct lb_entries *l)
 {
 	FILE *f = stdout;
@@ -250,7 +193,7 @@ int entries_main(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
-		r = parse_root(argv[i], &fs);
+		r = lb_fs_parse_spec(argv[i], &fs);
 		if (r) {
 			lb_err("%s: %s", argv[i], r == -EINVAL ?
 			       "bad ROOT (DIR or DIR@uuid=..,label=..,grub=..)" :

@@ -316,10 +316,32 @@ int lb_fsset_add(struct lb_fsset *s, const struct lb_fs *fs)
 	return 0;
 }
 
+static const char *const spec_keys[] = { "uuid", "label", "name", "grub", "type", "partuuid" };
+
+static int known_key(const char *s)
+{
+	for (size_t i = 0; i < sizeof(spec_keys) / sizeof(spec_keys[0]); i++) {
+		size_t n = strlen(spec_keys[i]);
+		if (!strncmp(s, spec_keys[i], n) && s[n] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+static char **key_field(struct lb_fs *fs, const char *k)
+{
+	char **f[] = { &fs->uuid, &fs->label, &fs->name, &fs->grub, &fs->fstype, &fs->partuuid };
+
+	for (size_t i = 0; i < sizeof(spec_keys) / sizeof(spec_keys[0]); i++)
+		if (!strcmp(k, spec_keys[i]))
+			return f[i];
+	return NULL;
+}
+
 int lb_fs_parse_spec(const char *spec, struct lb_fs *fs)
 {
 	const char *at = strrchr(spec, '@');
-	char *opts = NULL, *tok, *save = NULL;
+	char *opts = NULL, *tok, *next;
 
 	memset(fs, 0, sizeof(*fs));
 	if (at && !strchr(at, '='))
@@ -332,25 +354,21 @@ int lb_fs_parse_spec(const char *spec, struct lb_fs *fs)
 		return 0;
 	if (!(opts = strdup(at + 1)))
 		goto nomem;
-	for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '='), **dst;
+	for (tok = opts; tok && *tok; tok = next) {
+		char *eq, **dst, *c;
 
-		if (!eq)
+		/* the value runs to the next ",key=" with a known key */
+		next = NULL;
+		for (c = strchr(tok, ','); c; c = strchr(c + 1, ','))
+			if (known_key(c + 1)) {
+				*c = 0;
+				next = c + 1;
+				break;
+			}
+		if (!(eq = strchr(tok, '=')))
 			goto inval;
 		*eq++ = 0;
-		if (!strcmp(tok, "uuid"))
-			dst = &fs->uuid;
-		else if (!strcmp(tok, "label"))
-			dst = &fs->label;
-		else if (!strcmp(tok, "name"))
-			dst = &fs->name;
-		else if (!strcmp(tok, "grub"))
-			dst = &fs->grub;
-		else if (!strcmp(tok, "type"))
-			dst = &fs->fstype;
-		else if (!strcmp(tok, "partuuid"))
-			dst = &fs->partuuid;
-		else
+		if (!(dst = key_field(fs, tok)))
 			goto inval;
 		free(*dst);
 		if (!(*dst = strdup(eq)))

@@ -10,6 +10,7 @@
 #define LB_FS_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct lb_fs {
@@ -56,7 +57,8 @@ const struct lb_fs *lb_fsset_by_grub(const struct lb_fsset *s, const char *g);
 const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id);
 
 /* Parse "DIR[@key=val,key=val]" (keys: uuid, label, name, grub, type,
- * partuuid) into fs. Returns 0 or negative errno. */
+ * partuuid) into fs. A comma splits only before a known key, so
+ * grub=hd0,gpt2 keeps its comma. Returns 0 or negative errno. */
 int lb_fs_parse_spec(const char *spec, struct lb_fs *fs);
 void lb_fs_free(struct lb_fs *fs);
 void lb_fsset_free(struct lb_fsset *s);

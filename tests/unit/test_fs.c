@@ -33,6 +33,16 @@ int main(void)
 		CHECK_STR(fs.label, "ESP");
 		CHECK_STR(lb_fs_ident(&fs), "ABCD-1234");
 	}
+	TEST("fs spec grub name keeps its comma") {
+		struct lb_fs g;
+		CHECK_INT(lb_fs_parse_spec("/x@grub=hd0,gpt2,label=ROOT", &g), 0);
+		CHECK_STR(g.grub, "hd0,gpt2");
+		CHECK_STR(g.label, "ROOT");
+		lb_fs_free(&g);
+		CHECK_INT(lb_fs_parse_spec("/x@label=a,b", &g), 0);
+		CHECK_STR(g.label, "a,b");
+		lb_fs_free(&g);
+	}
 	TEST("fs spec rejects unknown key") {
 		struct lb_fs g;
 		CHECK_INT(lb_fs_parse_spec("/x@bogus=1", &g), -EINVAL);
