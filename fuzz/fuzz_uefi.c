@@ -3,8 +3,9 @@
  * - Parse strictly and leniently (input capped at 2 MiB).
  * - A parsed image serialized without edits must be byte-identical.
  * - Walk the tree: names, finds, node bytes of every node (bounded).
- * - Edit: remove the first removable file and serialize again; the result
- *   (if any) must have the input's size and parse again.
+ * - Edit: remove the first removable file, insert a small built FFS file
+ *   into the DXE volume (or the victim's), serialize again; the result (if
+ *   any) must have the input's size and parse again with the new file.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,13 +60,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	budget = 64;
 	walk(img, img->root, &victim);
 	(void)lb_uefi_dxe_volume(img);
-	if (victim && !lb_uefi_remove(img, victim) && !lb_uefi_serialize(img, &out, &len)) {
-		if (len != size)
+	if (victim) {
+		struct lb_uefi_node *vol, *home = victim->parent;
+		struct lb_uefi_ffs_spec sp = { 0 };
+		uint8_t *ffs = NULL;
+		size_t flen = 0;
+		int ins = 0;
+
+		if (lb_uefi_remove(img, victim))
+			goto done;
+		vol = lb_uefi_dxe_volume(img); /* after the removal: it may have gone */
+		if (!vol || vol->opaque)
+			vol = home;
+		if (lb_guid_parse("F0F0F0F0-1234-4567-89AB-CDEF01234567", sp.guid))
 			abort();
-		if (!lb_uefi_parse(out, len, LB_UEFI_LENIENT, &re, why, sizeof(why)))
-			lb_uefi_free(re);
-		free(out);
+		sp.type = LB_FV_FILETYPE_DRIVER;
+		sp.name = "FuzzDriver";
+		sp.pe32 = data;
+		sp.pe32_len = size < 300 ? size : 300;
+		sp.depex = lb_uefi_depex_true;
+		sp.depex_len = sizeof(lb_uefi_depex_true);
+		sp.align = 16;
+		if (!lb_uefi_ffs_build(&sp, &ffs, &flen))
+			ins = !lb_uefi_insert(img, vol, ffs, flen, NULL);
+		free(ffs);
+		if (!lb_uefi_serialize(img, &out, &len)) {
+			if (len != size)
+				abort();
+			if (!lb_uefi_parse(out, len, LB_UEFI_LENIENT, &re, why, sizeof(why))) {
+				if (ins && !lb_uefi_find_file(re, "FuzzDriver"))
+					abort(); /* inserted and serialized, but gone */
+				lb_uefi_free(re);
+			}
+			free(out);
+		}
 	}
+done:
 	lb_uefi_free(img);
 	return 0;
 }
