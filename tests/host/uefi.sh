@@ -151,6 +151,18 @@ check "uefi find by GUID" bash -c "'$L' uefi find '$CODE' D6A2CB7F-6A18-4E2F-B43
 "$L" uefi find "$CODE" NoSuchDriverName >/dev/null 2>&1
 check "uefi find: no match exits 1" test $? -eq 1
 
+# extract everything: one file.ffs per FFS file of the tree, bytes as in the image
+rm -rf "$T/tree"
+"$L" uefi extract "$CODE" -o "$T/tree" >/dev/null 2>"$T/err.txt"
+nf=$(find "$T/tree" -name file.ffs | wc -l)
+nj=$("$L" uefi ls --json "$CODE" | python3 -c 'import json,sys
+def c(n): return (n["kind"] == "file") + sum(c(x) for x in n["children"])
+print(c(json.load(sys.stdin)))')
+check "uefi extract: the whole tree ($nf of $nj files)" test "$nf" -eq "$nj" -a "$nf" -gt 100
+sec=$(find "$T/tree" -maxdepth 2 -path '*763BED0D*' -name '*SecMain' | head -1)
+check "uefi extract: SecMain bytes as in the image" \
+	cmp -s "$sec/file.ffs" <(tail -c $((0x34000)) "$CODE" | head -c $((0x78 + $(stat -c %s "$sec/file.ffs"))) | tail -c +$((0x78 + 1)))
+
 # --remove
 SHELL_GUID=7C04A583-9E3E-4F1C-AD65-E05268D0B4D1
 "$L" uefi edit "$CODE" --remove Shell -o "$T/noshell.fd" >"$T/out.txt" 2>&1

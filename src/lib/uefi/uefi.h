@@ -257,7 +257,8 @@ struct lb_uefi_ffs_spec {
 	size_t raw_len;
 	uint32_t align;            /* data alignment in bytes (power of two <= 16M); 0/1 none */
 	int checksum;              /* set FFS_ATTRIB_CHECKSUM and a real data checksum */
-	uint8_t erase;             /* 0xFF (default for OVMF; 0 treated as 0xFF) or 0x00 */
+	uint8_t erase;             /* State byte convention: 0 or 0xFF = erase polarity 1
+	                              (lb_uefi_insert rewrites State for its volume anyway) */
 };
 
 /* A dependency expression that is always TRUE (TRUE, END). */
