@@ -839,6 +839,55 @@ int main(void)
 		free(c);
 	}
 
+	TEST("unknown GUID-defined sections: plain, garbage, processing required") {
+		struct buf in = { 0 }, files = { 0 }, im2 = { 0 }, body = { 0 };
+		uint8_t hdr[20];
+		sec(&in, 0x10, NULL, 0, PE, sizeof(PE));
+		ui(&in, "Inner");
+		for (int k = 0; k < 3; k++) {
+			G("ABABABAB-0000-4000-8000-00000000000A", hdr);
+			w16(hdr + 16, 0x18);
+			w16(hdr + 18, k == 2 ? 1 : 2); /* PROCESSING_REQUIRED for k == 2 */
+			body.len = 0;
+			if (k == 1)
+				sec(&body, 0x02, hdr, 20, "\xff\xff\xff\x7f garbage", 13);
+			else
+				sec(&body, 0x02, hdr, 20, in.p, in.len);
+			char g[40];
+			snprintf(g, sizeof(g), "EEEEEEEE-0000-4000-8000-00000000000%d", k);
+			mkffs(&files, g, 0x07, 0, body.p, body.len);
+			align8(&files, 0xFF);
+		}
+		fv(&im2, 0x1000, 0x1000, NULL, &files);
+		struct lb_uefi_image *im = parse(im2.p, im2.len, 0, &rc, why);
+		CHECK_INT(rc, 0);
+		if (im) {
+			struct lb_uefi_node *f0 = lb_uefi_find_file(im, "EEEEEEEE-0000-4000-8000-000000000000");
+			struct lb_uefi_node *f1 = lb_uefi_find_file(im, "EEEEEEEE-0000-4000-8000-000000000001");
+			struct lb_uefi_node *f2 = lb_uefi_find_file(im, "EEEEEEEE-0000-4000-8000-000000000002");
+			CHECK(f0 && f1 && f2);
+			if (f0 && f1 && f2) {
+				CHECK_STR(f0->name, "Inner");
+				CHECK_INT(f0->child[0]->n_child, 2);
+				CHECK_INT(f1->child[0]->n_child, 0);
+				CHECK_INT(f1->child[0]->opaque, 1);
+				CHECK_INT(f2->child[0]->n_child, 0);
+				CHECK(f2->name == NULL);
+			}
+			uint8_t *o = NULL;
+			size_t on = 0;
+			dirty_all(im->root);
+			CHECK_INT(lb_uefi_serialize(im, &o, &on), 0);
+			CHECK(on == im2.len && !memcmp(o, im2.p, on));
+			free(o);
+			lb_uefi_free(im);
+		}
+		free(in.p);
+		free(files.p);
+		free(im2.p);
+		free(body.p);
+	}
+
 	TEST("insert rejects malformed FFS bytes") {
 		struct lb_uefi_image *im = parse(img.p, img.len, 0, &rc, why);
 		uint8_t junk[64];

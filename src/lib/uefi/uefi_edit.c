@@ -7,6 +7,10 @@
 
 const uint8_t lb_uefi_depex_true[2] = { 0x06, 0x08 }; /* TRUE, END */
 
+/* EFI_SYSTEM_NV_DATA_FV_GUID FFF12B8D-7696-4C8B-A985-2747075B4F50 */
+static const uint8_t nvram_guid[16] = { 0x8D, 0x2B, 0xF1, 0xFF, 0x96, 0x76, 0x8B, 0x4C,
+					0xA9, 0x85, 0x27, 0x47, 0x07, 0x5B, 0x4F, 0x50 };
+
 static int matches(const struct lb_uefi_node *n, const uint8_t *g, const char *sel)
 {
 	if (g)
@@ -243,6 +247,10 @@ int lb_uefi_replace_pe32(struct lb_uefi_image *img, struct lb_uefi_node *file,
 		wr24(buf, (uint32_t)(len + 4));
 	}
 	buf[3] = (uint8_t)old->type;
+	if (len >= 2 && pe[0] == 'M' && pe[1] == 'Z')
+		buf[3] = LB_SECTION_PE32;
+	else if (len >= 2 && pe[0] == 'V' && pe[1] == 'Z')
+		buf[3] = LB_SECTION_TE;
 	memcpy(buf + hs, pe, len);
 	p = old->parent;
 	s = calloc(1, sizeof(*s));
@@ -251,7 +259,7 @@ int lb_uefi_replace_pe32(struct lb_uefi_image *img, struct lb_uefi_node *file,
 		return -ENOMEM;
 	}
 	s->kind = LB_UEFI_SECTION;
-	s->type = old->type;
+	s->type = buf[3];
 	s->offset = LB_UEFI_NO_OFFSET;
 	s->align = 1;
 	s->raw = s->own = buf;
@@ -515,7 +523,9 @@ const char *lb_uefi_type_name(const struct lb_uefi_node *n)
 			return st[n->type];
 		return "UNKNOWN";
 	case LB_UEFI_VOLUME:
-		return n->is_ffs ? (n->type == 3 ? "FFS3" : "FFS2") : "NVRAM/OPAQUE";
+		if (n->is_ffs)
+			return n->type == 3 ? "FFS3" : "FFS2";
+		return !memcmp(n->fs_guid, nvram_guid, 16) ? "NVRAM" : "OPAQUE";
 	case LB_UEFI_REGION:
 		return n->type < 16 ? rg[n->type] : "REGION";
 	case LB_UEFI_IMAGE:

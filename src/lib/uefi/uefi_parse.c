@@ -389,6 +389,17 @@ badsize:
 	return 0;
 }
 
+/* Forget a node's parsed children: it becomes an opaque leaf. */
+static void drop_children(struct lb_uefi_node *n)
+{
+	for (size_t i = 0; i < n->n_child; i++)
+		uefi_node_free(n->child[i]);
+	free(n->child);
+	n->child = NULL;
+	n->n_child = 0;
+	n->opaque = 1;
+}
+
 static int file_sectioned(unsigned t)
 {
 	return t >= LB_FV_FILETYPE_FREEFORM && t <= LB_FV_FILETYPE_MM_CORE_STANDALONE;
@@ -478,12 +489,7 @@ int uefi_parse_file_at(struct lb_uefi_image *img, struct lb_uefi_node *vol,
 		if (!(img->flags & LB_UEFI_LENIENT) || rc == -ENOMEM)
 			return rc;
 		/* lenient: keep the file body opaque */
-		for (size_t i = 0; i < f->n_child; i++)
-			uefi_node_free(f->child[i]);
-		free(f->child);
-		f->child = NULL;
-		f->n_child = 0;
-		f->opaque = 1;
+		drop_children(f);
 		return 0;
 	}
 	uefi_file_name(f);
@@ -616,8 +622,16 @@ static int parse_one_section(struct lb_uefi_image *img, struct lb_uefi_node *par
 			return uefi_parse_sections(img, s, data, dlen, sub_abs(abs, doff), depth + 1);
 		}
 		if (!(s->attributes & GUIDED_PROCESSING_REQUIRED)) {
+			/* unknown GUID, data readable as is: sections if they parse */
 			s->comp = LB_COMP_PLAIN;
-			return uefi_parse_sections(img, s, data, dlen, sub_abs(abs, doff), depth + 1);
+			rc = uefi_parse_sections(img, s, data, dlen, sub_abs(abs, doff), depth + 1);
+			if (rc && rc != -ENOMEM && rc != -E2BIG) {
+				drop_children(s);
+				s->comp = LB_COMP_NONE;
+				img->err[0] = 0;
+				rc = 0;
+			}
+			return rc;
 		}
 		s->opaque = 1; /* unknown encoding: keep as is */
 		return 0;
