@@ -186,17 +186,19 @@ int lb_discover_list(const char *sysfs, struct lb_blkdev **out, size_t *n)
 	/* disk indexes; a partition whose disk is not listed is dropped */
 	{
 		size_t w = 0;
-		unsigned idx = 0;
+		unsigned idx = 0, cd_idx = 0;
 		long last_disk = -1;
 
 		for (size_t i = 0; i < k; i++) {
 			if (!v[i].partno) {
-				v[i].disk_idx = idx++;
+				v[i].is_cd = !strncmp(v[i].name, "sr", 2);
+				v[i].disk_idx = v[i].is_cd ? cd_idx++ : idx++;
 				last_disk = (long)w;
 				v[w++] = v[i];
 			} else if (last_disk >= 0 &&
 				   !strcmp(v[last_disk].name, v[i].disk)) {
 				v[i].disk_idx = v[last_disk].disk_idx;
+				v[i].is_cd = v[last_disk].is_cd;
 				v[last_disk].has_parts = 1;
 				v[w++] = v[i];
 			}
@@ -425,6 +427,8 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		int fd;
 
 		fd = open_dev(devdir, d, devpath, sizeof(devpath));
+		if (fd == -ENOMEDIUM)
+			continue; /* an empty drive */
 		if (fd < 0) {
 			logf_(o->log, "lboot: %s/%s: cannot open: %s\n", devdir,
 			      d->name, strerror(-fd));
@@ -465,8 +469,8 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 				pt->n = 0;
 			}
 			if (d->has_parts) {
-				logf_(o->log, "lboot: disk %s (hd%u): %s partition table\n",
-				      devpath, d->disk_idx,
+				logf_(o->log, "lboot: disk %s (%s%u): %s partition table\n",
+				      devpath, d->is_cd ? "cd" : "hd", d->disk_idx,
 				      pt->kind == LB_PT_GPT ? "gpt" :
 				      pt->kind == LB_PT_MBR ? "msdos" : "unknown");
 				close(fd);
@@ -483,10 +487,11 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			if (pt_disk < n && !strcmp(devs[pt_disk].name, d->disk))
 				kind = pt->kind == LB_PT_GPT ? "gpt" :
 				       pt->kind == LB_PT_MBR ? "msdos" : "";
-			snprintf(grub, sizeof(grub), "hd%u,%s%u", d->disk_idx, kind,
-				 d->partno);
+			snprintf(grub, sizeof(grub), "%s%u,%s%u", d->is_cd ? "cd" : "hd",
+				 d->disk_idx, kind, d->partno);
 		} else {
-			snprintf(grub, sizeof(grub), "hd%u", d->disk_idx);
+			snprintf(grub, sizeof(grub), "%s%u", d->is_cd ? "cd" : "hd",
+				 d->disk_idx);
 		}
 		logf_(o->log, "lboot: found %s %s uuid=%s label=%s (%s)%s\n", devpath,
 		      p.type, p.uuid[0] ? p.uuid : "-", p.label[0] ? p.label : "-",

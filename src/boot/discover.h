@@ -13,7 +13,8 @@ struct lb_blkdev {
 	char name[64];     /* kernel name: vda, vda1, sr0, nvme0n1p2 */
 	char disk[64];     /* the whole disk (== name for disks) */
 	unsigned partno;   /* partition number, 0 for a whole disk */
-	unsigned disk_idx; /* index of the disk in the sorted disk list */
+	unsigned disk_idx; /* GRUB's N: hdN among disks, cdN among CD drives (sr*) */
+	int is_cd;         /* an optical drive: GRUB calls it cdN, not hdN */
 	int has_parts;     /* disk: the kernel found partitions on it */
 	uint64_t size;     /* in 512-byte sectors */
 	unsigned dev_major, dev_minor;

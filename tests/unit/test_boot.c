@@ -123,6 +123,7 @@ int main(void)
 		fakedev(sys, "ram0", "8192\n", NULL);
 		fakedev(sys, "loop0", "0\n", NULL);
 		fakedev(sys, "sr0", "0\n", NULL);
+		fakedev(sys, "sr1", "2048\n", NULL);
 		fakedev(sys, "vdc", "64\n", NULL);
 		link_dev("vdb10", "vdb/vdb10");
 		link_dev("vdb2", "vdb/vdb2");
@@ -133,26 +134,31 @@ int main(void)
 		link_dev("ram0", "ram0");
 		link_dev("loop0", "loop0");
 		link_dev("sr0", "sr0");
+		link_dev("sr1", "sr1");
 		snprintf(sys, sizeof(sys), "%s/sys", tmpd);
 		CHECK_INT(lb_discover_list(sys, &v, &n), 0);
-		CHECK_INT(n, 6);
-		if (n == 6) {
-			static const char *names[] = { "vda", "vda1", "vdb", "vdb2", "vdb10", "vdc" };
-			static const unsigned idx[] = { 0, 0, 1, 1, 1, 2 }, part[] = { 0, 1, 0, 2, 10, 0 };
+		CHECK_INT(n, 7);
+		if (n == 7) {
+			static const char *names[] = { "sr1", "vda", "vda1", "vdb", "vdb2", "vdb10", "vdc" };
+			static const unsigned idx[] = { 0, 0, 0, 1, 1, 1, 2 }, part[] = { 0, 0, 1, 0, 2, 10, 0 };
+			v++; /* checked below */
+			CHECK_INT(v[-1].is_cd, 1);
+			CHECK_INT(v[0].is_cd, 0);
 			for (size_t i = 0; i < 6; i++) {
-				CHECK_STR(v[i].name, names[i]);
-				CHECK_INT(v[i].disk_idx, idx[i]);
-				CHECK_INT(v[i].partno, part[i]);
+				CHECK_STR(v[i].name, names[i + 1]);
+				CHECK_INT(v[i].disk_idx, idx[i + 1]);
+				CHECK_INT(v[i].partno, part[i + 1]);
 			}
 			CHECK_STR(v[4].disk, "vdb");
 			CHECK_INT(v[0].has_parts, 1);
 			CHECK_INT(v[5].has_parts, 0);
 			CHECK_INT(v[0].size, 4096);
 			CHECK_INT(v[0].dev_major, 254);
+			v--;
 		}
 		free(v);
 		/* a stable set with disks returns at once after stable_ms */
-		CHECK_INT(lb_discover_wait(sys, 5000, 200), 6);
+		CHECK_INT(lb_discover_wait(sys, 5000, 200), 7);
 		snprintf(sys, sizeof(sys), "%s/nonexistent", tmpd);
 		CHECK_INT(lb_discover_list(sys, &v, &n), -ENOENT);
 		/* no disks at all: waits for the bound, not longer */
