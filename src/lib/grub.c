@@ -42,8 +42,8 @@
 /* caps */
 #define G_MAX_SRC_DEPTH 8        /* source/configfile nesting */
 #define G_MAX_NEST      64       /* parser nesting, call depth */
-#define G_MAX_STEPS     200000   /* commands executed per parse */
-#define G_MAX_LOOP      10000    /* iterations of one loop */
+#define G_MAX_STEPS     50000    /* commands executed per phase (config, menu) */
+#define G_MAX_LOOP      1000     /* iterations of one loop */
 #define G_MAX_VARS      1024
 #define G_MAX_VAL       (64u << 10)
 #define G_MAX_WORD      (64u << 10)
@@ -764,6 +764,8 @@ struct ectx {
 	char *kernel, *kfs, *cmdline, *dtb;
 	char *initrd[LB_MAX_INITRDS];
 	size_t n_initrd;
+	const struct lb_fs *kfsp; /* where the kernel is, NULL: unknown */
+	char *kdev_unknown;       /* the GRUB device that was not found */
 	const char *other; /* a non-Linux loader seen (chainloader ...) */
 	int initrd_before_linux;
 };
@@ -1711,6 +1713,9 @@ static int cmd_linux(struct interp *ip, char **a, size_t n)
 	free(e->cmdline);
 	e->kernel = strdup(g.path);
 	e->kfs = g.fs ? strdup(lb_fs_ident(g.fs)) : g.dev[0] ? strdup(g.dev) : NULL;
+	e->kfsp = g.fs;
+	free(e->kdev_unknown);
+	e->kdev_unknown = g.dev_unknown ? strdup(g.dev) : NULL;
 	e->cmdline = cl.s ? cl.s : strdup("");
 	if (!e->kernel || !e->cmdline)
 		ip->oom = 1;
@@ -2155,7 +2160,7 @@ static int exec_simple(struct interp *ip, struct node *nd)
 
 		if (!ip->pos || k < 0 || (size_t)k > ip->pos->n) {
 			r = 1;
-		} else {
+		} else if (k > 0) {
 			for (long i = 0; i < k; i++)
 				free(ip->pos->v[i]);
 			memmove(ip->pos->v, ip->pos->v + k,
@@ -2434,7 +2439,7 @@ static int run_script_buf(struct interp *ip, const char *name, const char *buf,
 	struct script *sc;
 	struct parser P;
 	char *clean;
-	size_t cl = 0;
+	size_t cl = 0, rescanned = 0;
 
 	if (ip->nscripts >= G_MAX_SCRIPTS) {
 		msg(ip, name, 0, "too many included files");
@@ -2498,15 +2503,21 @@ static int run_script_buf(struct interp *ip, const char *name, const char *buf,
 			msg(ip, sc->name, P.errline ? P.errline : start_line,
 			    "%s (command at line %d skipped)", P.err ? P.err : "syntax error",
 			    start_line);
-			/* resume after the first line of the broken command */
+			/* Resume after the first line of the broken command, so
+			 * one unclosed block does not swallow the rest of the
+			 * file. Rescanning is bounded: past 4x the file, resume
+			 * where the error was found, as GRUB's reader does. */
 			free(P.L.w);
 			P.L.w = NULL;
 			P.L.have = 0;
+			P.depth = 0;
+			rescanned += P.L.i > start_i ? P.L.i - start_i : 0;
+			if (rescanned > 4 * (size_t)len + 65536)
+				continue;
 			P.L.i = start_i;
 			while (P.L.i < len && buf[P.L.i] != '\n')
 				P.L.i++;
 			P.L.line = start_line;
-			P.depth = 0;
 			continue;
 		}
 		if (list_push(&sc->top, nd)) {
@@ -2532,6 +2543,7 @@ static int run_script_buf(struct interp *ip, const char *name, const char *buf,
 
 static void ectx_free(struct ectx *e)
 {
+	free(e->kdev_unknown);
 	free(e->kernel);
 	free(e->kfs);
 	free(e->cmdline);
@@ -2625,11 +2637,21 @@ static void run_menu(struct interp *ip, struct menu *m, const char *idpath,
 				ectx_free(&e);
 			} else {
 				char src[600];
+				struct stat st;
 
 				if (it->source)
 					snprintf(src, sizeof(src), "%s", it->source);
 				else
 					snprintf(src, sizeof(src), "%s:%d", it->file, it->line);
+
+				if (e.kdev_unknown && e.kfsp)
+					msg(ip, it->file, it->line, "entry '%s': GRUB device '%s' "
+					    "not known, assuming %s", it->title, e.kdev_unknown,
+					    lb_fs_ident(e.kfsp));
+				else if (e.kfsp && lb_fs_stat(e.kfsp, e.kernel, &st))
+					msg(ip, it->file, it->line, "entry '%s': kernel %s not "
+					    "found on %s", it->title, e.kernel, lb_fs_ident(e.kfsp));
+				free(e.kdev_unknown);
 				le->type = LB_ENTRY_LINUX;
 				le->title = strdup(it->title);
 				le->id = ids;

@@ -375,6 +375,7 @@ int main(void)
 			CHECK_STR(def_title(), "Debian GNU/Linux");
 			CHECK_INT(n_default(), 1);
 			CHECK(has_msg("entry 'UEFI Firmware Settings' skipped: no linux command"));
+			CHECK(!has_msg("not found on") && !has_msg("not known"));
 			CHECK_STR(L.v[0].source, "/boot/grub/grub.cfg:106");
 		}
 	}
@@ -432,6 +433,7 @@ int main(void)
 		CHECK_INITRDS(4, "/initrd.img-5.15.0-89-generic");
 		CHECK_STR(def_title(), "Ubuntu");
 		CHECK_INT(n_default(), 1);
+		CHECK(!has_msg("not found on") && !has_msg("not known"));
 	}
 	static const char UR[] = "3e5f7a9c-1b2d-4e6f-8a0b-c2d4e6f8a0b2";
 	static const struct fsdef ubu24[] = {
@@ -509,6 +511,7 @@ int main(void)
 			    "rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet");
 		CHECK_INITRDS(0, "/initramfs-4.18.0-513.5.1.el8_9.x86_64.img");
 		CHECK_STR(def_title(), "Red Hat Enterprise Linux (4.18.0-513.5.1.el8_9.x86_64) 8.9 (Ootpa)");
+		CHECK(!has_msg("not found on") && !has_msg("not known"));
 		CHECK_INT(n_default(), 1);
 	}
 	static const struct fsdef nix[] = {
@@ -532,6 +535,7 @@ int main(void)
 			    "init=/nix/store/q2w4e6r8t0y2u4i6o8p0a2s4d6f8g0h2-nixos-system-nixos-24.05.1100.0fedcba/init loglevel=4");
 		CHECK_INITRDS(2, "/kernels/c4e6g8i0k2m4o6q8s0u2w4y6a8c0e2g4-initrd-linux-6.6.28-initrd");
 		CHECK_STR(def_title(), "NixOS - Default");
+		CHECK(!has_msg("not found on") && !has_msg("not known"));
 	}
 	static const char SU[] = "8e4b2c6a-0d1f-4a3b-9c5e-7f6a8b9c0d1e";
 	static const struct fsdef suse[] = {
@@ -580,6 +584,7 @@ int main(void)
 		CHECK_ENTRY(1, "Old", "m-1.0", "1111-2222", "/boot/vmlinuz-1.0", "root=/dev/sda2 quiet");
 		CHECK_INITRDS(1, "/boot/initrd-1.0");
 		CHECK_STR(def_title(), "Old");
+		CHECK(!has_msg("not found on") && !has_msg("not known"));
 	}
 	static const struct fsdef envd[] = { { "root", "3333-4444", NULL, "hd1,gpt5" }, { 0 } };
 	TEST("grub load_env: escapes, -f, whitelist, missing file status") {
@@ -620,6 +625,8 @@ int main(void)
 		CHECK_STR(L.v[0].kernel, "/k");
 		CHECK_INITRDS(0, "/i");
 		CHECK_STR(L.v[6].cmdline, "u=3333-4444");
+		CHECK(has_msg("d.cfg:3: entry 'C': GRUB device 'hd9,gpt9' not known, assuming 3333-4444"));
+		CHECK(has_msg("d.cfg:1: entry 'A': kernel /k not found on 3333-4444"));
 		lb_entries_free(&L);
 		CHECK_INT(parse("menuentry A { linux (hd0,gpt2)/vmlinuz }\n"
 				"menuentry B { set root=(md/0); linux /vmlinuz }\n"), 0);
