@@ -29,7 +29,9 @@ def ours(path):
     out = []
     def walk(n, in_nvram):
         k = n["kind"]
-        if k == "volume":
+        if k == "region":
+            out.append(("region", n["type"], n["size"]))
+        elif k == "volume":
             out.append(("volume", n["guid"], n["size"]))
         elif k == "file":
             if n["type"] == "PAD":
@@ -62,7 +64,9 @@ def theirs(path):
                 continue
             skip_depth = None
         size = int(size, 16)
-        if typ == "Volume":
+        if typ == "Region":
+            out.append(("region", sub.upper(), size))
+        elif typ == "Volume":
             out.append(("volume", text.upper(), size))
             if sub == "NVRAM":
                 skip_depth = depth
@@ -138,6 +142,25 @@ for f in "${IMGS[@]}"; do
 done
 
 sum0=$(sha256sum "$CODE" | cut -d' ' -f1)
+
+# an Intel flash descriptor image: descriptor, GbE region, BIOS region = OVMF
+python3 - "$CODE" "$T/desc.fd" <<'EOF'
+import struct, sys
+bios = open(sys.argv[1], "rb").read()
+d = bytearray(b"\xff" * 0x1000)
+struct.pack_into("<IIII", d, 0x10, 0x0FF0A55A, 0x00040003, 0x00100206, 0x20)
+regs = {0: (0, 0xFFF), 1: (0x4000, 0x4000 + len(bios) - 1), 3: (0x1000, 0x3FFF)}
+for i in range(8):
+    b, l = regs.get(i, (0x7FFF000, 0))
+    struct.pack_into("<I", d, 0x40 + 4 * i, (b >> 12) | ((l >> 12) << 16))
+open(sys.argv[2], "wb").write(bytes(d) + bytes(range(256)) * 0x30 + bios)
+EOF
+compare "uefi ls matches UEFIExtract: flash descriptor image" "$T/desc.fd"
+"$L" uefi edit "$T/desc.fd" --remove Shell -o "$T/desc-noshell.fd" >/dev/null 2>&1
+check "uefi edit on a descriptor image keeps descriptor and GbE regions" \
+	cmp -s <(head -c $((0x4000)) "$T/desc.fd") <(head -c $((0x4000)) "$T/desc-noshell.fd")
+compare "uefi edit on a descriptor image: lboot ls matches UEFIExtract" "$T/desc-noshell.fd"
+check "uefi edit on a descriptor image: file gone" bash -c "! '$L' uefi find '$T/desc-noshell.fd' Shell >/dev/null 2>&1"
 
 # no-edit rewrite: byte-identical
 for f in "${IMGS[@]}"; do
