@@ -888,6 +888,70 @@ int main(void)
 		free(body.p);
 	}
 
+	TEST("erase polarity 0 volume: free space, state bits, pad files") {
+		struct buf files = { 0 }, im2 = { 0 }, body = { 0 };
+		sec(&body, 0x10, NULL, 0, PE, sizeof(PE));
+		ui(&body, "Zero");
+		mkffs(&files, "0000AAAA-0000-4000-8000-000000000001", 0x07, 0, body.p, body.len);
+		files.p[23] = 0x07; /* polarity 0: bits set as they are */
+		fv(&im2, 0x2000, 0x1000, NULL, &files);
+		{ /* clear ERASE_POLARITY, zero the free space, fix the checksum */
+			uint16_t sum = 0;
+			w32(im2.p + 0x2C, 0x0004F6FF);
+			for (size_t i = 0x48 + files.len; i < im2.len; i++)
+				im2.p[i] = 0;
+			w16(im2.p + 0x32, 0);
+			for (size_t i = 0; i < 0x48; i += 2)
+				sum = (uint16_t)(sum + (im2.p[i] | im2.p[i + 1] << 8));
+			w16(im2.p + 0x32, (uint16_t)-sum);
+		}
+		struct lb_uefi_image *im = parse(im2.p, im2.len, 0, &rc, why), *re;
+		CHECK_INT(rc, 0);
+		if (rc)
+			printf("# %s\n", why);
+		if (im) {
+			struct lb_uefi_node *v = im->root->child[0];
+			CHECK_INT(v->erase, 0x00);
+			CHECK_INT(v->child[v->n_child - 1]->kind, LB_UEFI_FREE);
+			CHECK_INT(lb_uefi_find_file(im, "Zero")->state, 0x07);
+			struct lb_uefi_ffs_spec sp = { 0 };
+			uint8_t *f = NULL, *o = NULL;
+			size_t fl = 0, on = 0;
+			G("0000AAAA-0000-4000-8000-000000000002", sp.guid);
+			sp.type = LB_FV_FILETYPE_DRIVER;
+			sp.name = "Aligned";
+			sp.pe32 = PE;
+			sp.pe32_len = sizeof(PE);
+			sp.align = 512;
+			CHECK_INT(lb_uefi_ffs_build(&sp, &f, &fl), 0);
+			CHECK_INT(lb_uefi_insert(im, v, f, fl, NULL), 0);
+			re = reparse(im, &o, &on);
+			CHECK(re != NULL);
+			if (re) {
+				struct lb_uefi_node *a = lb_uefi_find_file(re, "Aligned");
+				struct lb_uefi_node *rv = re->root->child[0];
+				CHECK(a != NULL);
+				if (a) {
+					CHECK_INT(a->state, 0x07);
+					CHECK_INT(a->raw[23], 0x07);
+					CHECK_INT((size_t)(a->raw + 24 - rv->raw) % 512, 0);
+				}
+				/* a pad file (polarity 0: zero body) before it */
+				CHECK_INT(rv->child[1]->type, LB_FV_FILETYPE_PAD);
+				CHECK_INT(rv->child[1]->raw[24], 0x00);
+				CHECK_INT(rv->child[rv->n_child - 1]->kind, LB_UEFI_FREE);
+				CHECK_INT(o[on - 1], 0x00);
+				lb_uefi_free(re);
+			}
+			free(f);
+			free(o);
+			lb_uefi_free(im);
+		}
+		free(files.p);
+		free(im2.p);
+		free(body.p);
+	}
+
 	TEST("insert rejects malformed FFS bytes") {
 		struct lb_uefi_image *im = parse(img.p, img.len, 0, &rc, why);
 		uint8_t junk[64];
