@@ -952,6 +952,94 @@ int main(void)
 		free(body.p);
 	}
 
+	TEST("LZMA-F86 sections: x86 BCJ + LZMA both ways") {
+		struct buf in = { 0 }, body = { 0 }, files = { 0 }, im2 = { 0 };
+		uint8_t code[4096], hdr[20];
+		for (size_t i = 0; i < sizeof(code); i += 8) { /* call rel32 + nops */
+			code[i] = 0xE8;
+			w32(code + i + 1, (uint32_t)(0x100 + i));
+			code[i + 5] = code[i + 6] = code[i + 7] = 0x90;
+		}
+		code[0] = 'M';
+		code[1] = 'Z';
+		sec(&in, 0x10, NULL, 0, code, sizeof(code));
+		ui(&in, "F86");
+		/* encode here with liblzma's own chain: x86 BCJ then LZMA1, 13-byte header */
+		lzma_options_lzma o;
+		lzma_lzma_preset(&o, 6);
+		lzma_filter fl[3] = { { LZMA_FILTER_X86, NULL }, { LZMA_FILTER_LZMA1, &o },
+				      { LZMA_VLI_UNKNOWN, NULL } };
+		lzma_stream s = LZMA_STREAM_INIT;
+		uint8_t *c = malloc(in.len + 4096);
+		CHECK(lzma_raw_encoder(&s, fl) == LZMA_OK);
+		lzma_properties_encode(&fl[1], c);
+		w64(c + 5, in.len);
+		s.next_in = in.p;
+		s.avail_in = in.len;
+		s.next_out = c + 13;
+		s.avail_out = in.len + 4096 - 13;
+		while (lzma_code(&s, LZMA_FINISH) == LZMA_OK)
+			;
+		size_t cl = in.len + 4096 - s.avail_out;
+		lzma_end(&s);
+		G("D42AE6BD-1352-4BFB-909A-CA72A6EAE889", hdr);
+		w16(hdr + 16, 0x18);
+		w16(hdr + 18, 1);
+		sec(&body, 0x02, hdr, 20, c, cl);
+		free(c);
+		mkffs(&files, "F86F86F8-0000-4000-8000-000000000001", 0x07, 0, body.p, body.len);
+		fv(&im2, 0x4000, 0x1000, NULL, &files);
+		struct lb_uefi_image *im = parse(im2.p, im2.len, 0, &rc, why), *re;
+		CHECK_INT(rc, 0);
+		if (rc)
+			printf("# %s\n", why);
+		if (im) {
+			struct lb_uefi_node *f = lb_uefi_find_file(im, "F86");
+			CHECK(f && f->n_child == 1 && f->child[0]->comp == LB_COMP_LZMAF86);
+			CHECK(f && f->child[0]->own_len == in.len && !memcmp(f->child[0]->own, in.p, in.len));
+			code[100] = 0x77; /* change the body: recompress */
+			CHECK_INT(lb_uefi_replace_pe32(im, f, code, sizeof(code)), 0);
+			uint8_t *out = NULL;
+			size_t on = 0;
+			re = reparse(im, &out, &on);
+			CHECK(re != NULL);
+			if (re) {
+				struct lb_uefi_node *g = lb_uefi_find_file(re, "F86");
+				struct lb_uefi_node *gs = g ? g->child[0] : NULL;
+				CHECK(gs && gs->comp == LB_COMP_LZMAF86);
+				if (gs) {
+					const uint8_t *d = gs->raw + gs->hdr_len;
+					size_t dl = gs->raw_len - gs->hdr_len;
+					CHECK_INT(r64(d + 5), gs->own_len);
+					CHECK(!memcmp(gs->own + 4, code, sizeof(code)));
+					/* LZMA alone (no BCJ) gives the filtered bytes, not the code */
+					lzma_stream t = LZMA_STREAM_INIT;
+					uint8_t *plain = malloc(gs->own_len);
+					CHECK(lzma_alone_decoder(&t, UINT64_MAX) == LZMA_OK);
+					t.next_in = d;
+					t.avail_in = dl;
+					t.next_out = plain;
+					t.avail_out = gs->own_len;
+					lzma_ret r;
+					while ((r = lzma_code(&t, LZMA_FINISH)) == LZMA_OK && t.avail_out)
+						;
+					lzma_end(&t);
+					CHECK_INT(t.avail_out, 0);
+					CHECK(memcmp(plain + 4, code, sizeof(code)) != 0);
+					CHECK(!memcmp(plain + 4, "MZ", 2));
+					free(plain);
+				}
+				lb_uefi_free(re);
+			}
+			free(out);
+			lb_uefi_free(im);
+		}
+		free(in.p);
+		free(body.p);
+		free(files.p);
+		free(im2.p);
+	}
+
 	TEST("insert rejects malformed FFS bytes") {
 		struct lb_uefi_image *im = parse(img.p, img.len, 0, &rc, why);
 		uint8_t junk[64];
