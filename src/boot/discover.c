@@ -427,8 +427,10 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		int fd;
 
 		fd = open_dev(devdir, d, devpath, sizeof(devpath));
-		if (fd == -ENOMEDIUM)
-			continue; /* an empty drive */
+		if (fd == -ENOMEDIUM) {
+			(*n_devices)--; /* an empty drive: not a device to boot from */
+			continue;
+		}
 		if (fd < 0) {
 			logf_(o->log, "lboot: %s/%s: cannot open: %s\n", devdir,
 			      d->name, strerror(-fd));

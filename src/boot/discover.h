@@ -50,7 +50,8 @@ size_t lb_discover_wait(const char *sysfs, int wait_ms, int stable_ms);
  * opts->mnt/NAME, and add one lb_fs per mounted filesystem to *set (dir,
  * uuid, label, name=/dev/NAME, grub "hdN,gptM"/"hdN,msdosM"/"hdN", fstype,
  * partuuid). A filesystem that cannot be mounted gets one log line and is
- * skipped. *n_devices gets how many block devices were examined. Returns 0
+ * skipped. *n_devices gets how many block devices were examined (drives
+ * without a medium not counted). Returns 0
  * or negative errno (only for failures that stop everything, e.g. ENOMEM).
  */
 int lb_discover(const struct lb_discover_opts *opts, struct lb_fsset *set,
