@@ -254,6 +254,19 @@ rm -rf "$T/r"
 check "uefi edit --replace: new PE32 body" cmp -s "$PE" "$(ls "$T/r/"*PE32.efi | head -1)"
 ux_report "$T/repl.fd" && compare "uefi edit --replace: lboot ls matches UEFIExtract" "$T/repl.fd"
 
+# LZMA-F86 (x86 BCJ + LZMA): decoding and re-encoding agree with UEFIExtract
+F86=fuzz/corpus/uefi/synthetic-f86
+if [ -f "$F86" ]; then
+	mkdir -p "$T/f86" && cp "$F86" "$T/f86/in.bin"
+	python3 -c 'import sys; sys.stdout.buffer.write(b"MZ" + bytes([0xE8, 0x40, 0, 0, 0, 0x90, 0xE9, 0xF0, 0xFF, 0xFF, 0xFF]) * 300)' >"$T/f86/new.efi"
+	"$L" uefi edit "$T/f86/in.bin" --replace "F86=$T/f86/new.efi" -o "$T/f86/out.bin" >/dev/null 2>&1
+	(cd "$T/f86" && UEFIExtract out.bin >/dev/null 2>&1)
+	body=$(find "$T/f86/out.bin.dump" -path '*PE32 image section*' -name body.bin | head -1)
+	check "uefi LZMA-F86 re-encoded: UEFIExtract decodes our PE32" cmp -s "$body" "$T/f86/new.efi"
+	"$L" uefi extract "$T/f86/out.bin" F86 -o "$T/f86/x" >/dev/null 2>&1
+	check "uefi LZMA-F86: lboot decodes the same" cmp -s "$(ls "$T/f86/x/"*PE32.efi | head -1)" "$T/f86/new.efi"
+fi
+
 # errors: does not fit (random data does not compress)
 head -c $((4 << 20)) /dev/urandom >"$T/big.efi"
 "$L" uefi edit "$CODE" --insert-pe "$T/big.efi" --name Big --guid $NEWG -o "$T/big.fd" >/dev/null 2>"$T/err.txt"
