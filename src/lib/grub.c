@@ -1930,10 +1930,20 @@ static int cmd_blscfg(struct interp *ip, const char *file, int line)
 		return 1;
 	snprintf(dev, sizeof(dev), "%s", root && *root && strlen(root) < sizeof(dev) ?
 		 root : dev_value(fs));
+	dl = strlen(dev);
+	if (dl >= 2 && dev[0] == '(' && dev[dl - 1] == ')') {
+		memmove(dev, dev + 1, dl - 2);
+		dev[dl - 2] = 0;
+	}
+	r = -ENOENT;
 	if (blsdir && *blsdir) {
 		dir = blsdir;
 		r = lb_bls_load_dir(fs, dir, &bls);
-	} else {
+	}
+	/* $blsdir may name a btrfs subvolume path ("/root/boot/loader/entries")
+	 * that is not visible in the mounted default subvolume: fall back */
+	if (r == -ENOENT) {
+		lb_entries_free(&bls);
 		dir = tail;
 		r = lb_bls_load_dir(fs, dir, &bls);
 		if (r == -ENOENT) {

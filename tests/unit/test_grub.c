@@ -585,6 +585,14 @@ int main(void)
 		CHECK_INITRDS(1, "/boot/initrd-1.0");
 		CHECK_STR(def_title(), "Old");
 		CHECK(!has_msg("not found on") && !has_msg("not known"));
+		/* $blsdir naming a subvolume path that is not there; root=(dev) */
+		static const char cfg2[] = "set blsdir=/root/boot/loader/entries\n"
+					   "set root=(1111-2222)\nblscfg\n";
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "inline.cfg", cfg2, strlen(cfg2), &L), 0);
+		CHECK_INT(L.n, 2);
+		CHECK_STR(def_title(), "New");
+		CHECK(!has_msg("not found on") && !has_msg("not known"));
 	}
 	static const struct fsdef envd[] = { { "root", "3333-4444", NULL, "hd1,gpt5" }, { 0 } };
 	TEST("grub load_env: escapes, -f, whitelist, missing file status") {
