@@ -10,7 +10,8 @@ LB_APPLET(boot, LB_TARGET,
 "  --timeout N   seconds before booting the default (0: at once)\n"
 "  --wait N      wait up to N seconds for disks (default 5)\n"
 "  --default X   default entry by id, title or 0-based index\n"
-"  --mnt DIR     where to mount filesystems (default /run/lboot/mnt)\n"
+"  --mnt DIR     where to mount filesystems (default /run/lboot/boot.PID,\n"
+"                removed again when done)\n"
 "  --debug       list every entry found\n"
 "  --dry-run     load nothing: print `lboot: would kexec ...` for the entry\n"
 "                that would boot and exit\n"
@@ -50,7 +51,7 @@ int boot_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lb_boot_opts o;
-	char buf[4096];
+	char buf[4096], mnt[64];
 	ssize_t n = 0;
 	int c, fd;
 
@@ -97,5 +98,14 @@ int boot_main(int argc, char **argv)
 		return 2;
 	}
 	o.pid1 = 0;
-	return lb_boot_run(&o) ? 1 : 0;
+	if (!o.mnt) {
+		/* apart from PID 1's mounts under /run/lboot/mnt, which its menu
+		 * still uses when this runs from the menu's shell */
+		snprintf(mnt, sizeof(mnt), "/run/lboot/boot.%ld", (long)getpid());
+		o.mnt = mnt;
+	}
+	c = lb_boot_run(&o) ? 1 : 0;
+	if (o.mnt == mnt)
+		rmdir(mnt);
+	return c;
 }
