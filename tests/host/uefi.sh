@@ -199,6 +199,14 @@ else
 fi
 check "uefi edit --remove: same size" test "$(stat -c %s "$T/noshell.fd")" -eq "$(stat -c %s "$CODE")"
 
+# OVMF.fd (NVRAM store first): edit keeps the NVRAM volume byte for byte
+if [ -f /usr/share/ovmf/OVMF.fd ]; then
+	"$L" uefi edit /usr/share/ovmf/OVMF.fd --remove Shell -o "$T/ovmf-noshell.fd" >/dev/null 2>&1
+	check "uefi edit OVMF.fd: NVRAM volume kept" \
+		cmp -s <(head -c $((0x20000)) /usr/share/ovmf/OVMF.fd) <(head -c $((0x20000)) "$T/ovmf-noshell.fd")
+	compare "uefi edit OVMF.fd: lboot ls matches UEFIExtract" "$T/ovmf-noshell.fd"
+fi
+
 # --keep: keep a small set of DXE drivers
 cat >"$T/keep.txt" <<'EOF'
 # the essentials of a LinuxBoot-style DXE phase

@@ -461,7 +461,7 @@ int lb_uefi_ffs_build(const struct lb_uefi_ffs_spec *sp, uint8_t **out, size_t *
 	memcpy(hdr, sp->guid, 16);
 	hdr[18] = sp->type;
 	hdr[19] = attr;
-	uefi_ffs_header(hdr, hsz, b.p, b.len, erase);
+	uefi_ffs_header(hdr, hsz, b.p, b.len, erase, 0xAA);
 	{
 		uint8_t *f = malloc(hsz + b.len);
 		if (!f) {

@@ -13,7 +13,8 @@
 #define FVB2_ERASE_POLARITY 0x00000800u
 #define FFS_HDR_SIZE  24u
 #define FFS_HDR2_SIZE 32u
-#define FFS_FIXED_CHECKSUM 0xAAu
+#define FFS_FIXED_CHECKSUM 0xAAu  /* PI FFS2/FFS3 */
+#define FFS_FIXED_CHECKSUM_V1 0x5Au /* Framework (volume revision 1) */
 #define FFS_MAX_SIZE  0xFFFFFFu
 #define FILE_HEADER_CONSTRUCTION 0x01
 #define FILE_HEADER_VALID 0x02
@@ -75,9 +76,10 @@ void uefi_file_name(struct lb_uefi_node *file);
 uint32_t uefi_file_align(uint8_t attrib);
 
 /* Finish an FFS header (hsz 24 or 32 bytes, name/type/attributes already
- * set): size fields, checksums, State (valid, for the erase byte). */
+ * set): size fields, checksums (`fixed`: the data checksum byte used without
+ * FFS_ATTRIB_CHECKSUM), State (valid, for the erase byte). */
 void uefi_ffs_header(uint8_t *hdr, size_t hsz, const uint8_t *body, size_t body_len,
-		     uint8_t erase);
+		     uint8_t erase, uint8_t fixed);
 /* Length of a section's headers (up to its data) read from its bytes, or 0. */
 size_t uefi_sec_hdr_len(const uint8_t *p, size_t len);
 /* Serialize one node (uefi_write.c). */

@@ -456,9 +456,9 @@ int uefi_parse_file_at(struct lb_uefi_image *img, struct lb_uefi_node *vol,
 			return uefi_seterr(img, -EBADMSG,
 					   "file %s at 0x%llx: data checksum mismatch (sum 0x%02x)",
 					   gs(fp, g), (unsigned long long)abs, ds);
-	} else if (fp[17] != FFS_FIXED_CHECKSUM && bad_sum(img)) {
+	} else if (fp[17] != FFS_FIXED_CHECKSUM && fp[17] != FFS_FIXED_CHECKSUM_V1 && bad_sum(img)) {
 		return uefi_seterr(img, -EBADMSG,
-				   "file %s at 0x%llx: data checksum 0x%02x, expected fixed 0xAA",
+				   "file %s at 0x%llx: data checksum 0x%02x, expected fixed 0xAA (or 0x5A)",
 				   gs(fp, g), (unsigned long long)abs, fp[17]);
 	}
 	f = uefi_node_new(img, vol, LB_UEFI_FILE);

@@ -10,7 +10,7 @@
 #include "uefi_int.h"
 
 void uefi_ffs_header(uint8_t *hdr, size_t hsz, const uint8_t *body, size_t body_len,
-		     uint8_t erase)
+		     uint8_t erase, uint8_t fixed)
 {
 	uint64_t total = (uint64_t)hsz + body_len;
 
@@ -29,7 +29,7 @@ void uefi_ffs_header(uint8_t *hdr, size_t hsz, const uint8_t *body, size_t body_
 	if (hdr[19] & LB_FFS_ATTRIB_CHECKSUM)
 		hdr[17] = (uint8_t)(0x100 - sum8(body, body_len));
 	else
-		hdr[17] = FFS_FIXED_CHECKSUM;
+		hdr[17] = fixed;
 	hdr[23] = erase == 0xFF ? (uint8_t)~(FILE_HEADER_CONSTRUCTION | FILE_HEADER_VALID | FILE_DATA_VALID)
 				: (FILE_HEADER_CONSTRUCTION | FILE_HEADER_VALID | FILE_DATA_VALID);
 }
@@ -186,7 +186,8 @@ static int ser_file(struct lb_uefi_image *img, struct lb_uefi_node *n, struct ob
 	hsz = body.len + FFS_HDR_SIZE > FFS_MAX_SIZE ? FFS_HDR2_SIZE : FFS_HDR_SIZE;
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, n->raw, FFS_HDR_SIZE);
-	uefi_ffs_header(hdr, hsz, body.p, body.len, v ? v->erase : 0xFF);
+	uefi_ffs_header(hdr, hsz, body.p, body.len, v ? v->erase : 0xFF,
+			n->raw[17] == FFS_FIXED_CHECKSUM_V1 ? FFS_FIXED_CHECKSUM_V1 : FFS_FIXED_CHECKSUM);
 	if (!(rc = ob_put(o, hdr, hsz)))
 		rc = ob_put(o, body.p, body.len);
 out:
@@ -195,7 +196,7 @@ out:
 }
 
 /* A pad file of exactly len bytes (len >= 24). */
-static int put_pad(struct obuf *o, size_t len, uint8_t erase)
+static int put_pad(struct obuf *o, size_t len, uint8_t erase, uint8_t fixed)
 {
 	uint8_t hdr[FFS_HDR2_SIZE];
 	size_t hsz = len > FFS_MAX_SIZE ? FFS_HDR2_SIZE : FFS_HDR_SIZE;
@@ -209,7 +210,7 @@ static int put_pad(struct obuf *o, size_t len, uint8_t erase)
 		return rc;
 	if ((rc = ob_put(o, hdr, hsz)) || (rc = ob_fill(o, erase, len - hsz)))
 		return rc;
-	uefi_ffs_header(o->p + start, hsz, o->p + start + hsz, len - hsz, erase);
+	uefi_ffs_header(o->p + start, hsz, o->p + start + hsz, len - hsz, erase, fixed);
 	return 0;
 }
 
@@ -229,6 +230,7 @@ static int ser_volume(struct lb_uefi_image *img, struct lb_uefi_node *v, struct 
 	struct obuf vtfb = { 0 };
 	size_t start = o->len, rel, need, vol_len, orig = v->raw_len;
 	uint32_t blk = 0;
+	uint8_t fixed = v->raw[0x37] == 1 ? FFS_FIXED_CHECKSUM_V1 : FFS_FIXED_CHECKSUM;
 	char g[37];
 	int rc;
 
@@ -278,7 +280,7 @@ static int ser_volume(struct lb_uefi_image *img, struct lb_uefi_node *v, struct 
 			size_t p = (a - (rel + hsz) % a) % a;
 			while (p < FFS_HDR_SIZE)
 				p += a;
-			if ((rc = put_pad(o, p, v->erase))) {
+			if ((rc = put_pad(o, p, v->erase, fixed))) {
 				free(fb.p);
 				return rc;
 			}
@@ -319,7 +321,7 @@ static int ser_volume(struct lb_uefi_image *img, struct lb_uefi_node *v, struct 
 		}
 		if ((rc = ob_fill(o, v->erase, at - rel)))
 			goto out;
-		if (gap && (rc = put_pad(o, gap, v->erase)))
+		if (gap && (rc = put_pad(o, gap, v->erase, fixed)))
 			goto out;
 		if ((rc = ob_put(o, vtfb.p, vtfb.len)))
 			goto out;
