@@ -93,15 +93,15 @@ int uefi_ser_stream(struct lb_uefi_image *img, struct lb_uefi_node *n, struct ob
 static int ser_section(struct lb_uefi_image *img, struct lb_uefi_node *n, struct obuf *o)
 {
 	struct obuf in = { 0 };
-	uint8_t *enc = NULL, hdr[64];
+	uint8_t *enc = NULL, *hdr;
 	const uint8_t *data;
 	size_t dlen, hl = n->hdr_len, hs = rd24(n->raw) == 0xFFFFFF ? 8 : 4;
 	uint64_t total;
 	int rc;
 
-	if (hl > sizeof(hdr) - 4)
-		return uefi_seterr(img, -ENOTSUP, "section at 0x%llx: header too long to rebuild",
-				   (unsigned long long)n->offset);
+	hdr = malloc(hl + 4);
+	if (!hdr)
+		return -ENOMEM;
 	if (n->type == LB_SECTION_FIRMWARE_VOLUME_IMAGE) {
 		for (size_t i = 0; i < n->n_child; i++)
 			if ((rc = uefi_ser_node(img, n->child[i], &in)))
@@ -168,6 +168,7 @@ static int ser_section(struct lb_uefi_image *img, struct lb_uefi_node *n, struct
 	if (!(rc = ob_put(o, hdr, hl)))
 		rc = ob_put(o, data, dlen);
 out:
+	free(hdr);
 	free(in.p);
 	free(enc);
 	return rc;
