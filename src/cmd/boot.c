@@ -3,7 +3,7 @@
 
 LB_APPLET(boot, LB_TARGET,
 "usage: lboot boot [--timeout N] [--wait N] [--default X] [--mnt DIR] [--debug] [--dry-run]\n"
-"Find block devices, mount their filesystems read-only under /run/lboot/mnt,\n"
+"Find block devices, mount their filesystems read-only (see --mnt),\n"
 "collect boot entries, count down and kexec the default (falling back to the\n"
 "next entries), or let the user choose in the menu. Options override the\n"
 "lboot.* options of /proc/cmdline.\n"
