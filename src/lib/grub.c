@@ -2630,6 +2630,7 @@ static void run_menu(struct interp *ip, struct menu *m, const char *idpath,
 
 			ip->ectx = &e;
 			ip->cur = NULL;
+			setvar(ip, "chosen", it->title); /* as GRUB sets it on boot */
 			exec_list(ip, &it->def->body);
 			ip->ectx = NULL;
 			ip->cur = save_cur;
