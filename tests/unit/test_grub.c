@@ -718,6 +718,20 @@ int main(void)
 			CHECK(bad != syn[i].ok);
 		}
 	}
+
+	static const struct fsdef inc[] = { { "root", "5555-6666", NULL, "hd1,gpt5" }, { 0 } };
+	TEST("grub source, configfile, functions defining entries, include depth cap") {
+		fsset("include", inc, 1);
+		CHECK_INT(parse_fs(0, "/boot/grub/grub.cfg"), 0);
+		dump();
+		CHECK_INT(L.n, 2);
+		CHECK_ENTRY(0, "From lib", "From lib", "5555-6666", "/boot/vmlinuz-lib",
+			    "from=(hd1,gpt5)/boot/grub/sub/next.cfg");
+		CHECK_ENTRY(1, "From next", "From next", "5555-6666", "/boot/vmlinuz-next",
+			    "dir=(hd1,gpt5)/boot/grub/sub n=xxxxxxxx");
+		CHECK(has_msg("nesting too deep"));
+		CHECK_STR(def_title(), "From lib");
+	}
 	lb_entries_free(&L);
 	lb_fsset_free(&S);
 	(void)parse_fs;
