@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 2: an ESP (vfat, GPT) with a GRUB config (/EFI/debian/grub.cfg) that
 # picks its second menuentry by `set default`; the kernel and initrd live on
-# the same vfat filesystem. lboot kexecs the entry GRUB would boot.
+# the same vfat filesystem. lboot kexecs the entry GRUB would boot, or the
+# one lboot.default= names.
 . "$(dirname "$0")/lib.sh"
 e2e_init localboot-grub-vfat
 target_os
@@ -32,4 +33,10 @@ expect "lboot: kexec 'second entry' kernel=/boot/vmlinuz initrd=/boot/initrd.img
 expect 'lboot-target: cmdline: .*lboot-test=grub-second' 180 && ok "target OS booted" ||
 	not_ok "target OS booted"
 log "target up after $(elapsed) s"
+qemu_stop
+# lboot.default overrides the config's default (by GRUB --id)
+E2E_APPEND="lboot.timeout=0 lboot.default=first" qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
+expect "lboot: kexec 'first entry' " 120 && ok "lboot.default=ID picks the entry" || not_ok "lboot.default=ID picks the entry"
+expect 'lboot-target: cmdline: .*lboot-test=grub-first' 180 && ok "target OS booted the chosen entry" ||
+	not_ok "target OS booted the chosen entry"
 e2e_done
