@@ -2630,7 +2630,9 @@ static void run_menu(struct interp *ip, struct menu *m, const char *idpath,
 
 			ip->ectx = &e;
 			ip->cur = NULL;
-			setvar(ip, "chosen", it->title); /* as GRUB sets it on boot */
+			/* GRUB sets the id path of the entry booted (savedefault
+			 * saves it as saved_entry) */
+			setvar(ip, "chosen", ids);
 			exec_list(ip, &it->def->body);
 			ip->ectx = NULL;
 			ip->cur = save_cur;

@@ -404,6 +404,33 @@ int main(void)
 		CHECK_INT(n_default(), 1);
 	}
 
+	static const char DB[] = "4b2d6f8a-0c1e-4a3b-8d5f-7e9a1b3c5d7f";
+	static const struct fsdef debb[] = {
+		{ "esp", "7E8F-9A0B", NULL, "hd0,gpt1" },
+		{ "boot", "4b2d6f8a-0c1e-4a3b-8d5f-7e9a1b3c5d7f", NULL, "hd0,gpt2" },
+		{ "root", "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a", NULL, "hd0,gpt3" },
+		{ 0 } };
+	TEST("grub debian12 /boot partition, GRUB_SAVEDEFAULT (grub-mkconfig)") {
+		fsset("debian12-bootpart", debb, 0);
+		CHECK_INT(parse_fs(0, "/EFI/debian/grub.cfg"), 0);
+		dump();
+		CHECK_INT(L.n, 5);
+		CHECK_INT(L.timeout, 5);
+		CHECK_ENTRY(0, "Debian GNU/Linux", "gnulinux-simple-9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+			    DB, "/vmlinuz-6.1.0-22-amd64",
+			    "root=UUID=9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a ro quiet");
+		CHECK_INITRDS(0, "/initrd.img-6.1.0-22-amd64");
+		CHECK_ENTRY(3, "Debian GNU/Linux, with Linux 6.1.0-21-amd64",
+			    "gnulinux-advanced-9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a>"
+			    "gnulinux-6.1.0-21-amd64-advanced-9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+			    DB, "/vmlinuz-6.1.0-21-amd64",
+			    "root=UUID=9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a ro quiet");
+		CHECK_INITRDS(3, "/initrd.img-6.1.0-21-amd64");
+		CHECK_STR(def_title(), "Debian GNU/Linux, with Linux 6.1.0-21-amd64");
+		CHECK_INT(n_default(), 1);
+		CHECK(!has_msg("not found on") && !has_msg("not known"));
+	}
+
 	static const char UB[] = "c6a1d2e3-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
 	static const struct fsdef ubu[] = {
 		{ "esp", "2B4C-6D8E", NULL, "hd0,gpt1" },
