@@ -66,7 +66,7 @@ grep -E '^(added|compressed|flash|payload)' "$T/lboot.rom.log" | sed 's/^/# rom:
 # --- boots ---------------------------------------------------------------------------
 # Milestones on the way (seconds since QEMU started, polled every 0.2 s).
 ROM_MARKS=('lbootdxe: BDS entry:dxe-done' 'lbootdxe: starting the kernel:linux-start'
-	   'Run /init:lboot-init' 'lboot: kexec:kexec')
+	   'Run /init:lboot-init' 'lboot: kexec:kexec-load' 'kexec_core: Starting new kernel:kexec-jump')
 STOCK_MARKS=('BdsDxe: (loading|starting):bds-boot' 'Welcome to GRUB|Linux version|EFI stub:grub-or-kernel')
 boot_once() { # LABEL FIRMWARE VARS MARKS... -> prints "S (milestones)" or FAIL
 	local label=$1 fw=$2 vars=$3 m marks=""; shift 3
