@@ -24,8 +24,10 @@ static void walk(struct lb_uefi_image *img, struct lb_uefi_node *n, struct lb_ue
 
 	(void)lb_uefi_kind_name(n->kind);
 	(void)lb_uefi_type_name(n);
-	if (n->name && lb_uefi_find_file(img, n->name) == NULL && n->kind == LB_UEFI_FILE)
-		abort(); /* a file with a name must be found by it */
+	uint8_t g[16];
+	if (n->kind == LB_UEFI_FILE && n->name && lb_guid_parse(n->name, g) &&
+	    lb_uefi_find_file(img, n->name) == NULL)
+		abort(); /* a file with a (non-GUID) name must be found by it */
 	if (budget && n->size < (64u << 10)) {
 		budget--;
 		if (!lb_uefi_node_bytes(img, n, n->kind == LB_UEFI_SECTION, &b, &l))

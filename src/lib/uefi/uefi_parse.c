@@ -425,7 +425,7 @@ void uefi_file_name(struct lb_uefi_node *file)
 
 	find_ui(file, &nm);
 	free(file->name);
-	file->name = nm ? strdup(nm) : NULL;
+	file->name = nm && *nm ? strdup(nm) : NULL; /* an empty UI name is no name */
 }
 
 int uefi_parse_file_at(struct lb_uefi_image *img, struct lb_uefi_node *vol,
