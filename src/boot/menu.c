@@ -277,13 +277,10 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 				break;
 		}
 		out(m, "\n");
-		if (pending == KEY_TIMEOUT) {
+		/* no input can come (closed): as good as a countdown expiring */
+		if (pending == KEY_TIMEOUT || pending == KEY_EOF) {
 			res->action = LB_MENU_AUTO;
 			res->index = (size_t)d;
-			goto done;
-		}
-		if (pending == KEY_EOF) {
-			res->action = LB_MENU_EOF;
 			goto done;
 		}
 		/* the key that stopped the countdown is used as input, except a
