@@ -45,10 +45,12 @@ for t in build/tests/fuzz_*; do
 	run "fuzz/$n" "$t" "fuzz/corpus/$n"
 done
 for t in tests/host/*.sh; do
+	case $t in *lib.sh) continue ;; esac
 	[ -f "$t" ] && run "host/$(basename "$t" .sh)" bash "$t"
 done
 if [ -z "$LBOOT_SKIP_E2E" ]; then
 	for t in tests/e2e/*.sh; do
+		case $t in *lib.sh) continue ;; esac # sourced helpers, not scenarios
 		[ -f "$t" ] && run "e2e/$(basename "$t" .sh)" bash "$t"
 	done
 fi
