@@ -22,6 +22,14 @@
  *    open a new context and show the new menu instead of the current one; the
  *    configs that use it, ESP stubs and chain-loaded menus, define no entries
  *    of their own before it); config_file/config_directory follow it.
+ *  - syntax as strict as GRUB's parser (checked against grub-script-check);
+ *    a command with a syntax error is skipped with a message and parsing
+ *    resumes on the line after the one it started on (GRUB would lose the
+ *    rest of the file after an unclosed block).
+ *  - an unknown GRUB device name (hd0,gpt2: the BIOS/firmware disk order is
+ *    unknown here) falls back to the config's filesystem, with a message.
+ *  - blscfg as Fedora's: see cmd_blscfg. The kernel command line is the
+ *    linux arguments as written (GRUB's loader adds BOOT_IMAGE=; not here).
  *
  * Library code: negative errno, never logs; everything skipped becomes a
  * "file:line: reason" message.
