@@ -4,7 +4,9 @@
  * On each filesystem, in this order (each a "group" of entries):
  *  1. systemd-boot / BLS at the partition root: when /loader/loader.conf,
  *     /loader/entries, /EFI/Linux or /EFI/systemd/systemd-bootx64.efi exists
- *     (an ESP or XBOOTLDR partition): type 1 entries + type 2 UKIs sorted
+ *     (an ESP or XBOOTLDR partition; /loader/entries alone does not count
+ *     when the GRUB config of this filesystem runs `blscfg`: a separate
+ *     Fedora/RHEL /boot, whose entries GRUB lists itself): type 1 entries + type 2 UKIs sorted
  *     together, loader.conf default/timeout (lb_bls_scan with root "").
  *  2. GRUB: /boot/grub/grub.cfg, /grub/grub.cfg, /boot/grub2/grub.cfg,
  *     /grub2/grub.cfg (the real configs; the first that exists), else the
@@ -164,8 +166,15 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	struct lb_entries g = LB_ENTRIES_INIT;
 	int r, blscfg = 0, grub_real = 0;
 
+	/* a GRUB config running blscfg owns the BLS entries of this fs */
+	for (size_t i = 0; i < N(grub_paths); i++)
+		if (isfile(fs, grub_paths[i])) {
+			blscfg = has_blscfg(fs, grub_paths[i]);
+			break;
+		}
 	/* 1. systemd-boot / BLS at the partition root */
-	if (exists(fs, "/loader/loader.conf") || isdir(fs, "/loader/entries") ||
+	if (exists(fs, "/loader/loader.conf") ||
+	    (isdir(fs, "/loader/entries") && !blscfg) ||
 	    isdir(fs, "/EFI/Linux") ||
 	    exists(fs, "/EFI/systemd/systemd-bootx64.efi")) {
 		r = lb_bls_scan(fs, "", &g);

@@ -102,3 +102,13 @@ printf "menuentry 'Debian GNU/Linux' {\n linux /vmlinuz-6.1.0-18-amd64 root=/dev
 "$L" entries --json "$tmp/g2/esp@uuid=E1,grub=hd0,gpt1" "$tmp/g2/boot@grub=hd0,gpt2,uuid=B2,label=BOOT" >"$tmp/g2.json" 2>/dev/null
 json_check "entries grub=hd0,gpt2 in ROOT spec" "$tmp/g2.json" \
 	'len(d) == 1 and d[0]["fs"] == "B2" and d[0]["title"] == "Debian GNU/Linux" and d[0]["initrd"] == ["/initrd.img-6.1.0-18-amd64"]'
+
+# a separate RHEL 8 /boot: GRUB's blscfg lists the BLS entries, once, with
+# $kernelopts from grubenv expanded (not a second raw copy of them)
+"$L" entries --json "$F/grub/rhel8/boot@uuid=b00710ad-0000-4000-8000-000000000001" >"$tmp/rhel8.json" 2>/dev/null
+json_check "entries rhel8 /boot lists each BLS entry once" "$tmp/rhel8.json" \
+	'len(d) == 2 and len(set(e["kernel"] for e in d)) == 2'
+json_check "entries rhel8 kernelopts expanded" "$tmp/rhel8.json" \
+	'all("$" not in e["cmdline"] and "root=" in e["cmdline"] for e in d)'
+json_check "entries rhel8 default is the newest" "$tmp/rhel8.json" \
+	'[e["kernel"] for e in d if e["default"]] == ["/vmlinuz-4.18.0-513.5.1.el8_9.x86_64"]'
