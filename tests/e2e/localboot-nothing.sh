@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 2: nothing bootable (an ext4 without configs): lboot says so, stays
-# alive at its prompt, and 'r' rescans and says so again.
+# alive at its prompt, 'r' rescans and says so again, 'p' powers off.
 . "$(dirname "$0")/lib.sh"
 e2e_init localboot-nothing
 mkdir -p "$T/root/home"
@@ -24,4 +24,7 @@ done
 [ "$n" -ge 2 ] && ok "rescan reports again" || not_ok "rescan reports again ($n)"
 expect_not 'Kernel panic' && ok "no panic" || not_ok "no panic"
 kill -0 "$QEMU_PID" 2>/dev/null && ok "still running" || not_ok "still running"
+sleep 1
+send 'p'
+expect 'lboot: powering off' 20 && qemu_wait 60 && ok "'p' powers the machine off" || not_ok "'p' powers the machine off"
 e2e_done
