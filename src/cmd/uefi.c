@@ -38,6 +38,8 @@ LB_APPLET(uefi, LB_HOST,
 "    --into GUID|NAME            volume for the preceding insert (FvName GUID, or a\n"
 "                                file holding the volume); default: the DXE volume\n"
 "    --replace GUID|NAME=FILE.efi  replace the PE32/TE body of a file\n"
+"    --allow-xip-move            let SEC/PEI core/PEIM files move (they are linked\n"
+"                                at their address: refused by default)\n"
 "  --lenient   accept bad checksums (ls, find, extract)\n"
 "Exit: 0 ok, 1 failure (or no match), 2 usage.\n")
 
@@ -629,7 +631,7 @@ static int cmd_edit(int argc, char **argv)
 	struct lb_uefi_image *img = NULL;
 	uint8_t *res = NULL;
 	size_t rlen;
-	int rc = 2;
+	int rc = 2, xip = 0;
 
 	if (!ops) {
 		lb_err("out of memory");
@@ -640,6 +642,10 @@ static int cmd_edit(int argc, char **argv)
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		struct op *last = nops ? &ops[nops - 1] : NULL;
 		int needs = a[0] == '-' && a[1];
+		if (!strcmp(a, "--allow-xip-move")) {
+			xip = 1;
+			continue;
+		}
 		if (needs && !v) {
 			lb_err("%s needs an argument", a);
 			goto usage;
@@ -697,7 +703,7 @@ static int cmd_edit(int argc, char **argv)
 		goto usage;
 	}
 	rc = 1;
-	if (!(img = load(image, 0)))
+	if (!(img = load(image, xip ? LB_UEFI_MOVE_XIP : 0)))
 		goto done;
 	for (size_t i = 0; i < nops; i++)
 		if (apply(img, &ops[i]))

@@ -286,6 +286,12 @@ head -c $((300 << 10)) /dev/urandom >"$T/mid.efi"
 	-o "$T/mid.fd" >/dev/null 2>"$T/err.txt"
 check "uefi edit: insert into the fixed SEC volume: does not fit" \
 	bash -c "grep -qE '763BED0D-DE9F-48F5-81F1-3E90E1B1A015: does not fit: [0-9]+ bytes over' '$T/err.txt'"
+"$L" uefi edit "$CODE" --remove PcdPeim -o "$T/pei.fd" >/dev/null 2>"$T/err.txt"
+rc=$?
+check "uefi edit: moving execute-in-place PEIMs is refused" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'execute-in-place file .* would move from' '$T/err.txt' && ! [ -e '$T/pei.fd' ]"
+"$L" uefi edit "$CODE" --remove PcdPeim --allow-xip-move -o "$T/pei.fd" >/dev/null 2>&1
+check "uefi edit --allow-xip-move: PEIM removed" bash -c "[ -s '$T/pei.fd' ] && ! '$L' uefi find '$T/pei.fd' PcdPeim >/dev/null 2>&1"
 head -c 1000000 "$CODE" >"$T/trunc.fd"
 "$L" uefi ls "$T/trunc.fd" >/dev/null 2>"$T/err.txt"
 rc=$?

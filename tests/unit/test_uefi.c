@@ -1040,6 +1040,58 @@ int main(void)
 		free(im2.p);
 	}
 
+	TEST("execute-in-place files do not move unless allowed") {
+		struct buf files = { 0 }, im2 = { 0 }, body = { 0 };
+		sec(&body, 0x10, NULL, 0, PE, sizeof(PE));
+		ui(&body, "PeimA");
+		mkffs(&files, "0000BBBB-0000-4000-8000-00000000000A", 0x06, 0, body.p, body.len);
+		align8(&files, 0xFF);
+		body.len = 0;
+		sec(&body, 0x10, NULL, 0, PE, sizeof(PE));
+		ui(&body, "PeimB");
+		mkffs(&files, "0000BBBB-0000-4000-8000-00000000000B", 0x06, 0, body.p, body.len);
+		fv(&im2, 0x1000, 0x1000, NULL, &files);
+		struct lb_uefi_image *im = parse(im2.p, im2.len, 0, &rc, why), *re;
+		CHECK_INT(rc, 0);
+		if (im) {
+			uint8_t *o = NULL;
+			size_t on = 0;
+			/* appending after them is fine */
+			struct lb_uefi_ffs_spec sp = { 0 };
+			uint8_t *f = NULL;
+			size_t fl = 0;
+			G("0000BBBB-0000-4000-8000-00000000000C", sp.guid);
+			sp.type = LB_FV_FILETYPE_PEIM;
+			sp.name = "PeimC";
+			sp.pe32 = PE;
+			sp.pe32_len = sizeof(PE);
+			CHECK_INT(lb_uefi_ffs_build(&sp, &f, &fl), 0);
+			CHECK_INT(lb_uefi_insert(im, im->root->child[0], f, fl, NULL), 0);
+			free(f);
+			CHECK_INT(lb_uefi_serialize(im, &o, &on), 0);
+			free(o);
+			o = NULL;
+			/* removing the first moves the second: refused */
+			CHECK_INT(lb_uefi_remove(im, lb_uefi_find_file(im, "PeimA")), 0);
+			CHECK_INT(lb_uefi_serialize(im, &o, &on), -ENOTSUP);
+			CHECK(strstr(im->err, "0000BBBB-0000-4000-8000-00000000000B PeimB would move from 0x") != NULL);
+			im->flags |= LB_UEFI_MOVE_XIP;
+			re = reparse(im, &o, &on);
+			CHECK(re != NULL);
+			if (re) {
+				CHECK(lb_uefi_find_file(re, "PeimA") == NULL);
+				CHECK(lb_uefi_find_file(re, "PeimB") != NULL);
+				CHECK(lb_uefi_find_file(re, "PeimC") != NULL);
+				lb_uefi_free(re);
+			}
+			free(o);
+			lb_uefi_free(im);
+		}
+		free(files.p);
+		free(im2.p);
+		free(body.p);
+	}
+
 	TEST("insert rejects malformed FFS bytes") {
 		struct lb_uefi_image *im = parse(img.p, img.len, 0, &rc, why);
 		uint8_t junk[64];

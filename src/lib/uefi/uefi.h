@@ -180,8 +180,12 @@ struct lb_uefi_image {
 	char err[LB_UEFI_ERRLEN];
 };
 
-/* Parse flags. */
-#define LB_UEFI_LENIENT 1u /* checksum mismatches do not fail the parse */
+/* Parse flags (img->flags; may also be changed before lb_uefi_serialize). */
+#define LB_UEFI_LENIENT 1u   /* checksum mismatches do not fail the parse */
+#define LB_UEFI_MOVE_XIP 2u  /* let serialization move execute-in-place files
+                                (SEC, PEI core, PEIMs): by default a rebuild that
+                                would change their offset fails with -ENOTSUP,
+                                since they are linked at their flash address */
 
 /*
  * Parse len bytes (copied; the caller keeps data). On failure *out is not

@@ -225,6 +225,33 @@ static int is_empty_pad(const struct lb_uefi_node *f, uint8_t erase)
 	return 1;
 }
 
+static int is_xip(unsigned t)
+{
+	return t == LB_FV_FILETYPE_SECURITY_CORE || t == LB_FV_FILETYPE_PEI_CORE ||
+	       t == LB_FV_FILETYPE_PEIM || t == LB_FV_FILETYPE_COMBINED_PEIM_DRIVER;
+}
+
+/* An original execute-in-place file must stay where it was linked. */
+static int check_xip(struct lb_uefi_image *img, struct lb_uefi_node *v, struct lb_uefi_node *f,
+		     size_t rel)
+{
+	char g[37], vg[37];
+	size_t orig;
+
+	if ((img->flags & LB_UEFI_MOVE_XIP) || !is_xip(f->type) || !f->raw ||
+	    f->raw < v->raw || f->raw >= v->raw + v->raw_len)
+		return 0;
+	orig = (size_t)(f->raw - v->raw);
+	if (orig == rel)
+		return 0;
+	lb_guid_str(f->guid, g);
+	lb_guid_str(v->guid, vg);
+	return uefi_seterr(img, -ENOTSUP,
+			   "volume %s: execute-in-place file %s%s%s would move from 0x%zx to 0x%zx "
+			   "(allow with LB_UEFI_MOVE_XIP / --allow-xip-move)",
+			   vg, g, f->name ? " " : "", f->name ? f->name : "", orig, rel);
+}
+
 static int ser_volume(struct lb_uefi_image *img, struct lb_uefi_node *v, struct obuf *o)
 {
 	struct lb_uefi_node *vtf = NULL;
@@ -285,6 +312,10 @@ static int ser_volume(struct lb_uefi_image *img, struct lb_uefi_node *v, struct 
 				free(fb.p);
 				return rc;
 			}
+		}
+		if ((rc = check_xip(img, v, f, o->len - start))) {
+			free(fb.p);
+			return rc;
 		}
 		rc = ob_put(o, fb.p, fb.len);
 		free(fb.p);
