@@ -86,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!lb_uefi_ffs_build(&sp, &ffs, &flen))
 			ins = !lb_uefi_insert(img, vol, ffs, flen, NULL);
 		free(ffs);
+		img->flags |= LB_UEFI_MOVE_XIP; /* reach the rebuild paths */
 		if (!lb_uefi_serialize(img, &out, &len)) {
 			if (len != size)
 				abort();
