@@ -39,6 +39,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 		}
 	}
+	/* backup GPT: first 512 bytes as the last block, the rest as entries */
+	if (size >= 512) {
+		uint64_t elba, last = 0;
+		size_t elen;
+		for (int i = 0; i < 8; i++)
+			last |= (uint64_t)data[24 + i] << (8 * i);
+		if (!lb_probe_gpt_backup_loc(data, 512, 512, last, &elba, &elen) &&
+		    (elba >= last || elen > (16u << 20)))
+			abort();
+		lb_probe_gpt_backup(data, 512, 512, last, data + 512, size - 512, pt);
+		if (pt->n > LB_PT_MAX)
+			abort();
+	}
 	free(pt);
 	return 0;
 }

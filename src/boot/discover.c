@@ -310,6 +310,57 @@ static int open_dev(const char *devdir, const struct lb_blkdev *d, char *path,
 	return fd < 0 ? -errno : fd;
 }
 
+/* pread exactly len bytes at off */
+static int pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
+{
+	size_t n = 0;
+
+	if (off > (uint64_t)INT64_MAX - len)
+		return -EINVAL;
+	while (n < len) {
+		ssize_t r = pread(fd, buf + n, len - n, (off_t)(off + n));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -EIO;
+		n += (size_t)r;
+	}
+	return 0;
+}
+
+/* The backup GPT at the end of the disk (size in 512-byte sectors). */
+static int gpt_backup(int fd, uint64_t size, unsigned lbs, struct lb_ptable *pt)
+{
+	uint64_t last, elba;
+	uint8_t *hdr, *ents = NULL;
+	size_t elen;
+	int r;
+
+	if (size < 4 || size > UINT64_MAX / 512 || !(hdr = malloc(lbs)))
+		return -EINVAL;
+	last = size * 512 / lbs - 1;
+	if (!(r = pread_full(fd, hdr, lbs, last * lbs)) &&
+	    !(r = lb_probe_gpt_backup_loc(hdr, lbs, lbs, last, &elba, &elen))) {
+		if (elba > UINT64_MAX / lbs || !(ents = malloc(elen ? elen : 1)))
+			r = -ENOMEM;
+		else if (!(r = pread_full(fd, ents, elen, elba * lbs)))
+			r = lb_probe_gpt_backup(hdr, lbs, lbs, last, ents, elen, pt);
+	}
+	free(ents);
+	free(hdr);
+	return r;
+}
+
+static int protective_only(const struct lb_ptable *pt)
+{
+	for (size_t i = 0; i < pt->n; i++)
+		if (pt->v[i].mbr_type == 0xee)
+			return 1;
+	return 0;
+}
+
 static int mkdir_p(const char *path)
 {
 	char tmp[PATH_MAX];
@@ -463,6 +514,13 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 				if (big && !read_head(fd, big, need, &g2))
 					r = lb_probe_ptable(big, g2, (unsigned)lbs, pt);
 				free(big);
+			}
+			if ((r == -EBADMSG || (!r && pt->kind == LB_PT_MBR &&
+					       protective_only(pt))) &&
+			    !gpt_backup(fd, d->size, (unsigned)lbs, pt)) {
+				logf_(o->log, "lboot: %s: primary GPT damaged, using the backup GPT\n",
+				      devpath);
+				r = 0;
 			}
 			if (r) {
 				logf_(o->log, "lboot: %s: partition table unreadable: %s\n",

@@ -351,28 +351,24 @@ struct gpt_hdr {
 	const uint8_t *h;
 };
 
-static int gpt_header(const uint8_t *buf, size_t len, unsigned sector,
-		      struct gpt_hdr *g)
+/* Check a GPT header (h: hlen bytes) that says it lives at my_lba. */
+static int gpt_header_at(const uint8_t *h, size_t hlen, unsigned sector,
+			 uint64_t my_lba, struct gpt_hdr *g)
 {
-	const uint8_t *h;
 	uint32_t hsize, crc;
 	uint8_t tmp[512];
 
-	if (!have(len, sector, 92))
-		return -ENOENT;
-	h = buf + sector;
-	if (memcmp(h, GPT_SIG, 8))
+	if (hlen < 92 || memcmp(h, GPT_SIG, 8))
 		return -ENOENT;
 	hsize = le32(h + 12);
-	if (hsize < 92 || hsize > sector || hsize > sizeof(tmp) ||
-	    !have(len, sector, hsize))
+	if (hsize < 92 || hsize > sector || hsize > sizeof(tmp) || hsize > hlen)
 		return -EBADMSG;
 	memcpy(tmp, h, hsize);
 	memset(tmp + 16, 0, 4);
 	crc = lb_crc32(0, tmp, hsize);
 	if (crc != le32(h + 16))
 		return -EBADMSG;
-	if (le64(h + 24) != 1) /* MyLBA of the primary header */
+	if (le64(h + 24) != my_lba)
 		return -EBADMSG;
 	g->first_usable = le64(h + 40);
 	g->last_usable = le64(h + 48);
@@ -382,9 +378,23 @@ static int gpt_header(const uint8_t *buf, size_t len, unsigned sector,
 	g->h = h;
 	if (g->entry_size < 128 || g->entry_size > 4096 || (g->entry_size & 7) ||
 	    g->n_entries > GPT_MAX_ENTRIES_BYTES / g->entry_size ||
-	    g->entries_lba < 2 || g->entries_lba > GPT_MAX_ENTRIES_BYTES / sector)
+	    g->entries_lba < 2 || g->entries_lba == my_lba)
 		return -EBADMSG;
 	return 0;
+}
+
+static int gpt_header(const uint8_t *buf, size_t len, unsigned sector,
+		      struct gpt_hdr *g)
+{
+	int r;
+
+	if (!have(len, sector, 92))
+		return -ENOENT;
+	r = gpt_header_at(buf + sector, len - sector, sector, 1, g);
+	/* the primary's entry array must follow it in the first 16 MiB */
+	if (!r && g->entries_lba > GPT_MAX_ENTRIES_BYTES / sector)
+		return -EBADMSG;
+	return r;
 }
 
 static int sector_ok(unsigned sector)
@@ -403,25 +413,20 @@ size_t lb_probe_gpt_need(const uint8_t *buf, size_t len, unsigned sector)
 			(uint64_t)g.n_entries * g.entry_size);
 }
 
-static int parse_gpt(const uint8_t *buf, size_t len, unsigned sector,
-		     struct lb_ptable *pt)
+/* Fill pt from a checked header and its entry array (ents: elen bytes). */
+static int gpt_entries(const struct gpt_hdr *g, const uint8_t *ents, size_t elen,
+		       struct lb_ptable *pt)
 {
-	struct gpt_hdr g;
-	size_t off, bytes;
-	int r;
+	size_t bytes = (size_t)g->n_entries * g->entry_size;
 
-	if ((r = gpt_header(buf, len, sector, &g)))
-		return r;
-	off = (size_t)g.entries_lba * sector;
-	bytes = (size_t)g.n_entries * g.entry_size;
-	if (!have(len, off, bytes))
+	if (elen < bytes)
 		return -ERANGE;
-	if (lb_crc32(0, buf + off, bytes) != le32(g.h + 88))
+	if (lb_crc32(0, ents, bytes) != le32(g->h + 88))
 		return -EBADMSG;
 	pt->kind = LB_PT_GPT;
-	guid_str(pt->disk_uuid, g.h + 56);
-	for (uint32_t i = 0; i < g.n_entries && pt->n < LB_PT_MAX; i++) {
-		const uint8_t *e = buf + off + (size_t)i * g.entry_size;
+	guid_str(pt->disk_uuid, g->h + 56);
+	for (uint32_t i = 0; i < g->n_entries && pt->n < LB_PT_MAX; i++) {
+		const uint8_t *e = ents + (size_t)i * g->entry_size;
 		struct lb_part *p;
 
 		if (is_zero(e, 16))
@@ -437,6 +442,64 @@ static int parse_gpt(const uint8_t *buf, size_t len, unsigned sector,
 		utf16le(p->name, sizeof(p->name), e + 56, 36);
 	}
 	return 0;
+}
+
+static int parse_gpt(const uint8_t *buf, size_t len, unsigned sector,
+		     struct lb_ptable *pt)
+{
+	struct gpt_hdr g;
+	size_t off;
+	int r;
+
+	if ((r = gpt_header(buf, len, sector, &g)))
+		return r;
+	off = (size_t)g.entries_lba * sector;
+	if (!have(len, off, (size_t)g.n_entries * g.entry_size))
+		return -ERANGE;
+	return gpt_entries(&g, buf + off, len - off, pt);
+}
+
+int lb_probe_gpt_backup_loc(const uint8_t *hdr, size_t hlen, unsigned sector,
+			    uint64_t last_lba, uint64_t *ents_lba, size_t *ents_len)
+{
+	struct gpt_hdr g;
+	int r;
+
+	if (!hdr || !ents_lba || !ents_len || !sector_ok(sector))
+		return -EINVAL;
+	if ((r = gpt_header_at(hdr, hlen, sector, last_lba, &g)))
+		return r;
+	if (g.entries_lba >= last_lba)
+		return -EBADMSG;
+	*ents_lba = g.entries_lba;
+	*ents_len = (size_t)g.n_entries * g.entry_size;
+	return 0;
+}
+
+int lb_probe_gpt_backup(const uint8_t *hdr, size_t hlen, unsigned sector,
+			uint64_t last_lba, const uint8_t *ents, size_t elen,
+			struct lb_ptable *out)
+{
+	struct gpt_hdr g;
+	int r;
+
+	if (!hdr || !ents || !out || !sector_ok(sector))
+		return -EINVAL;
+	out->kind = LB_PT_NONE;
+	out->sector = sector;
+	out->disk_uuid[0] = 0;
+	out->n = 0;
+	if ((r = gpt_header_at(hdr, hlen, sector, last_lba, &g)))
+		return r;
+	if (g.entries_lba >= last_lba)
+		return -EBADMSG;
+	r = gpt_entries(&g, ents, elen, out);
+	if (r) {
+		out->kind = LB_PT_NONE;
+		out->n = 0;
+		out->disk_uuid[0] = 0;
+	}
+	return r;
 }
 
 static int mbr_valid(const uint8_t *s)

@@ -75,6 +75,19 @@ int lb_probe_ptable(const uint8_t *buf, size_t len, unsigned sector,
  * the header alone; 0 when buf holds no GPT header. Capped at 16 MiB. */
 size_t lb_probe_gpt_need(const uint8_t *buf, size_t len, unsigned sector);
 
+/*
+ * The backup GPT, for a disk whose primary one is damaged: hdr holds the
+ * disk's last logical block (number last_lba). lb_probe_gpt_backup_loc
+ * checks that header and says where its entry array is (LBA and bytes);
+ * lb_probe_gpt_backup then parses header + array (ents: elen bytes read
+ * from ents_lba). Same returns as lb_probe_ptable (-ENOENT: no header).
+ */
+int lb_probe_gpt_backup_loc(const uint8_t *hdr, size_t hlen, unsigned sector,
+			    uint64_t last_lba, uint64_t *ents_lba, size_t *ents_len);
+int lb_probe_gpt_backup(const uint8_t *hdr, size_t hlen, unsigned sector,
+			uint64_t last_lba, const uint8_t *ents, size_t elen,
+			struct lb_ptable *out);
+
 /* The partition of a table with a given number, or NULL. */
 const struct lb_part *lb_ptable_find(const struct lb_ptable *pt, unsigned num);
 

@@ -209,6 +209,44 @@ int main(void)
 		free(b);
 	}
 
+	TEST("gpt backup header and entries at the end of the disk") {
+		b = load("gpt.img", &n);
+		CHECK(b != NULL);
+		if (b) {
+			const uint64_t last = 20 * 2048 - 1;
+			uint8_t hdr[512];
+			uint64_t elba = 0;
+			size_t elen = 0;
+
+			memcpy(hdr, b + 512, 512);
+			for (int i = 0; i < 8; i++) {
+				hdr[24 + i] = (uint8_t)(last >> (8 * i));       /* MyLBA */
+				hdr[32 + i] = (uint8_t)(1ull >> (8 * i));       /* AlternateLBA */
+				hdr[72 + i] = (uint8_t)((last - 32) >> (8 * i)); /* entries */
+			}
+			memset(hdr + 16, 0, 4);
+			uint32_t c = lb_crc32(0, hdr, 92);
+			for (int i = 0; i < 4; i++)
+				hdr[16 + i] = (uint8_t)(c >> (8 * i));
+			CHECK_INT(lb_probe_gpt_backup_loc(hdr, sizeof(hdr), 512, last, &elba, &elen), 0);
+			CHECK_INT(elba, last - 32);
+			CHECK_INT(elen, 128 * 128);
+			CHECK_INT(lb_probe_gpt_backup(hdr, sizeof(hdr), 512, last, b + 1024, 128 * 128, pt), 0);
+			CHECK_INT(pt->kind, LB_PT_GPT);
+			CHECK_INT(pt->n, 2);
+			CHECK_STR(pt->v[1].uuid, "12345678-1234-5678-9abc-def012345678");
+			/* the header must say it is where it was read from */
+			CHECK_INT(lb_probe_gpt_backup_loc(hdr, sizeof(hdr), 512, last - 1, &elba, &elen), -EBADMSG);
+			/* entries short or corrupt */
+			CHECK_INT(lb_probe_gpt_backup(hdr, sizeof(hdr), 512, last, b + 1024, 100, pt), -ERANGE);
+			CHECK_INT(pt->kind, LB_PT_NONE);
+			b[1024 + 20] ^= 1;
+			CHECK_INT(lb_probe_gpt_backup(hdr, sizeof(hdr), 512, last, b + 1024, 128 * 128, pt), -EBADMSG);
+			CHECK_INT(lb_probe_gpt_backup(hdr, 91, 512, last, b + 1024, 128 * 128, pt), -ENOENT);
+		}
+		free(b);
+	}
+
 	TEST("gpt name with surrogate pair and unpaired surrogate") {
 		b = load("gpt.img", &n);
 		CHECK(b != NULL);
