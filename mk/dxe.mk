@@ -31,3 +31,6 @@ build/dxe/lbootdxe.efi: $(DXE_OBJ) mk/dxe.mk src/dxe/lbootdxe.lds
 	@grep -Eq 'Entry 5 [0-9a-f]+ [0-9a-f]*[1-9a-f][0-9a-f]* Base Relocation Directory' $@.pe.txt || \
 		{ echo "$@: no base relocations" >&2; exit 1; }
 	@mv $@.tmp $@
+
+# The host unit test runs lbootdxe's flash walker on a built ROM.
+build/tests/test_mkrom: src/dxe/flash.c src/dxe/flash.h

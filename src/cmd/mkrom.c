@@ -61,7 +61,7 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 	       (unsigned long long)r->comp_before, (unsigned long long)r->comp_after);
 	printf("flash volume free space: %llu bytes in the base, %llu bytes left\n",
 	       (unsigned long long)r->free_before, (unsigned long long)r->free_after);
-	printf("payload: kernel + initramfs = %zu bytes; room for it after pruning: "
+	printf("payload: kernel + initramfs = %zu bytes (uncompressed, in the flash volume); room for it after pruning: "
 	       "about %llu bytes (payload + what is left)\n",
 	       r->kernel_size + r->initrd_size,
 	       (unsigned long long)(r->kernel_size + r->initrd_size + r->free_after));

@@ -17,6 +17,7 @@
  * Freestanding C: efi.h holds our own UEFI/PI definitions.
  */
 #include "efi.h"
+#include "flash.h"
 #include "guids.h"
 
 /* ---- GUIDs of the UEFI / PI interfaces we use --------------------------- */
@@ -306,6 +307,34 @@ static EFI_STATUS fv_read(const EFI_GUID *file, EFI_SECTION_TYPE type,
 	return s;
 }
 
+/* Our payload files (kernel, initramfs) are stored uncompressed in the
+ * top-level flash volume by `lboot mkrom`: read them in place from the
+ * memory-mapped flash (it ends at 4 GiB), without the DXE core's FV2
+ * protocol (the DXE core never sees that volume). A ROM with the payload in
+ * the DXE volume (older layout) is read through FV2 instead. *from gets
+ * "flash" or "DXE volume". */
+static EFI_STATUS payload_read(const EFI_GUID *file, EFI_SECTION_TYPE type,
+			       VOID **buf, UINTN *size, const char **from)
+{
+	const unsigned char *d = NULL;
+	unsigned long long n = 0;
+	unsigned nvols = 0;
+	int rc = lb_flash_find((const unsigned char *)(UINTN)0x100000000ULL,
+			       LB_FLASH_MAX_SCAN, (const unsigned char *)file,
+			       (unsigned char)type, &d, &n, &nvols);
+	if (rc == 0) {
+		*buf = (VOID *)d;
+		*size = (UINTN)n;
+		*from = "flash";
+		return EFI_SUCCESS;
+	}
+	if (rc == -2)
+		step("warning: a malformed flash volume or file on the way: "
+		     "trying the firmware volume protocol");
+	*from = "DXE volume";
+	return fv_read(file, type, buf, size);
+}
+
 /* ---- initrd through LoadFile2 on the LINUX_EFI_INITRD_MEDIA vendor path -- */
 static VOID *initrd_buf;
 static UINTN initrd_size;
@@ -452,6 +481,7 @@ static __attribute__((noreturn)) void boot_linux(void)
 	UINTN kernel_size = 0, initrd_sz = 0, cmdline_size = 0;
 	CHAR16 *opts;
 	UINT32 opts_bytes;
+	const char *from = "";
 	EFI_HANDLE kh = NULL;
 	EFI_LOADED_IMAGE_PROTOCOL *li;
 	EFI_STATUS s;
@@ -463,13 +493,15 @@ static __attribute__((noreturn)) void boot_linux(void)
 	put("lbootdxe: reading the kernel file ");
 	put_guid(&kernel_file_guid);
 	put("\n");
-	s = fv_read(&kernel_file_guid, EFI_SECTION_PE32, &kernel, &kernel_size);
+	s = payload_read(&kernel_file_guid, EFI_SECTION_PE32, &kernel, &kernel_size, &from);
 	if (EFI_ERROR(s))
 		fatal("kernel file " LBOOT_GUID_KERNEL_STR
-		      " (PE32 section) not found in any firmware volume", s);
+		      " (PE32 section) not found in flash nor in any firmware volume", s);
 	put("lbootdxe: kernel: ");
 	put_dec(kernel_size);
-	put(" bytes\n");
+	put(" bytes from ");
+	put(from);
+	put("\n");
 
 	s = fv_read(&cmdline_file_guid, EFI_SECTION_RAW, &cmdline, &cmdline_size);
 	if (EFI_ERROR(s)) {
@@ -485,7 +517,7 @@ static __attribute__((noreturn)) void boot_linux(void)
 	put_ascii_cmdline(opts);
 	put("\n");
 
-	s = fv_read(&initrd_file_guid, EFI_SECTION_RAW, &initrd, &initrd_sz);
+	s = payload_read(&initrd_file_guid, EFI_SECTION_RAW, &initrd, &initrd_sz, &from);
 	if (EFI_ERROR(s)) {
 		step_status("no initramfs file: booting the kernel without one", s);
 	} else {
@@ -494,7 +526,9 @@ static __attribute__((noreturn)) void boot_linux(void)
 			fatal("installing the initrd LoadFile2 protocol", s);
 		put("lbootdxe: initramfs: ");
 		put_dec(initrd_sz);
-		put(" bytes, served by LoadFile2 on LINUX_EFI_INITRD_MEDIA\n");
+		put(" bytes from ");
+		put(from);
+		put(", served by LoadFile2 on LINUX_EFI_INITRD_MEDIA\n");
 	}
 
 	set_node(&kernel_dp.mem.Header, HARDWARE_DEVICE_PATH, HW_MEMMAP_DP,

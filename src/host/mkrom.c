@@ -375,12 +375,30 @@ static char *default_vars_out(const char *out)
 	return s;
 }
 
-static int add_file(struct lb_uefi_image *img, const struct lb_uefi_ffs_spec *spec,
-		    const char *what, char *err, size_t errsz)
+/*
+ * Where the kernel and the initramfs go: the top-level flash volume that
+ * holds the compressed section around the DXE volume (OVMF's FVMAIN_COMPACT),
+ * stored uncompressed next to that section. SEC then LZMA-decodes only the
+ * (small) pruned PEI and DXE volumes, and lbootdxe reads the payload straight
+ * from the memory-mapped flash. A DXE volume that is itself a flash volume
+ * (no compression around it) takes them too.
+ */
+static struct lb_uefi_node *payload_volume(struct lb_uefi_image *img)
+{
+	struct lb_uefi_node *vol = lb_uefi_dxe_volume(img), *top = vol;
+
+	for (struct lb_uefi_node *p = vol ? vol->parent : NULL; p; p = p->parent)
+		if (p->kind == LB_UEFI_VOLUME)
+			top = p;
+	return top;
+}
+
+static int add_file(struct lb_uefi_image *img, struct lb_uefi_node *vol,
+		    const struct lb_uefi_ffs_spec *spec, const char *what,
+		    char *err, size_t errsz)
 {
 	uint8_t *ffs = NULL;
 	size_t len = 0;
-	struct lb_uefi_node *vol;
 	int rc;
 
 	rc = lb_uefi_ffs_build(spec, &ffs, &len);
@@ -388,7 +406,6 @@ static int add_file(struct lb_uefi_image *img, const struct lb_uefi_ffs_spec *sp
 		seterr(err, errsz, "building the %s FFS file: %s", what, strerror(-rc));
 		return rc;
 	}
-	vol = lb_uefi_dxe_volume(img);
 	rc = vol ? lb_uefi_insert(img, vol, ffs, len, NULL) : -ENOENT;
 	if (rc)
 		seterr(err, errsz, "inserting the %s file: %s%s%s", what, strerror(-rc),
@@ -580,7 +597,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		s.pe32_len = dxe_len;
 		s.depex = lb_uefi_depex_true;
 		s.depex_len = 2;
-		rc = add_file(img, &s, "DXE driver", err, errsz);
+		rc = add_file(img, lb_uefi_dxe_volume(img), &s, "DXE driver", err, errsz);
 		if (rc)
 			goto out;
 		r->dxe_size = dxe_len;
@@ -592,7 +609,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			s.name = "LbootKernel";
 			s.pe32 = kernel;
 			s.pe32_len = kernel_len;
-			rc = add_file(img, &s, "kernel", err, errsz);
+			rc = add_file(img, payload_volume(img), &s, "kernel", err, errsz);
 			if (rc)
 				goto out;
 			r->kernel_size = kernel_len;
@@ -603,7 +620,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			s.type = LB_FV_FILETYPE_FREEFORM;
 			s.raw = initrd;
 			s.raw_len = initrd_len;
-			rc = add_file(img, &s, "initramfs", err, errsz);
+			rc = add_file(img, payload_volume(img), &s, "initramfs", err, errsz);
 			if (rc)
 				goto out;
 			r->initrd_size = initrd_len;
@@ -614,7 +631,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			s.type = LB_FV_FILETYPE_FREEFORM;
 			s.raw = (const uint8_t *)o->cmdline;
 			s.raw_len = strlen(o->cmdline);
-			rc = add_file(img, &s, "command line", err, errsz);
+			rc = add_file(img, lb_uefi_dxe_volume(img), &s, "command line", err, errsz);
 			if (rc)
 				goto out;
 			r->cmdline_len = s.raw_len;

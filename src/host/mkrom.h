@@ -5,9 +5,12 @@
  *   1. parse the base image, find the DXE volume (the one with DXE_CORE);
  *   2. remove every DXE driver/application not in the keep list, and always
  *      BdsDxe (lbootdxe replaces it; a keep list naming it is refused);
- *   3. insert lbootdxe (DRIVER: DXE_DEPEX TRUE + PE32 + UI), the kernel
- *      (APPLICATION: PE32 + UI), the initramfs (FREEFORM: RAW) and the
- *      command line (FREEFORM: RAW), GUIDs in src/dxe/guids.h;
+ *   3. insert lbootdxe (DRIVER: DXE_DEPEX TRUE + PE32 + UI) and the command
+ *      line (FREEFORM: RAW) into the DXE volume, and the kernel (APPLICATION:
+ *      PE32 + UI) and the initramfs (FREEFORM: RAW) into the top-level flash
+ *      volume that holds the DXE volume's compressed section, uncompressed
+ *      (lbootdxe reads them from the memory-mapped flash: nothing to
+ *      LZMA-decode at boot); GUIDs in src/dxe/guids.h;
  *   4. serialize (compressed sections recompressed; the image keeps its
  *      size), parse the result again to check it and measure it, and write
  *      it atomically. Same inputs, same bytes.

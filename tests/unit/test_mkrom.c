@@ -9,7 +9,10 @@
 
 #include "t.h"
 #include "mkrom.h"
+#include "uefi/uefi.h"
 #include "dxe/guids.h"
+/* lbootdxe's flash walker (freestanding C), run here on the ROM's bytes */
+#include "dxe/flash.c"
 
 struct keep_case {
 	const char *text;
@@ -46,6 +49,81 @@ static int write_file(const char *path, const void *data, size_t len)
 		return -1;
 	ok = fwrite(data, 1, len, f) == len;
 	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (b = malloc((size_t)n)) && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	if (b)
+		*len = (size_t)n;
+	fclose(f);
+	return b;
+}
+
+/* lbootdxe finds the kernel and the initramfs in the ROM's flash volumes
+ * (mapped so that the ROM ends at `top`), and not the command line (it is
+ * in the compressed DXE volume); damage is reported, never read past. */
+static void flash_test(const char *rom, const unsigned char *pe, size_t pe_len)
+{
+	uint8_t gk[16], gi[16], gc[16];
+	const unsigned char *d = NULL;
+	unsigned long long n = 0;
+	unsigned nv = 0;
+	size_t len = 0;
+	unsigned char *b = slurp(rom, &len);
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	CHECK(lb_guid_parse(LBOOT_GUID_KERNEL_STR, gk) == 0);
+	CHECK(lb_guid_parse(LBOOT_GUID_INITRD_STR, gi) == 0);
+	CHECK(lb_guid_parse(LBOOT_GUID_CMDLINE_STR, gc) == 0);
+	CHECK_INT(lb_flash_find(b + len, len, gk, LB_FLASH_SECTION_PE32, &d, &n, &nv), 0);
+	CHECK_INT(nv, 2); /* the SEC volume, then FVMAIN_COMPACT */
+	CHECK(n == pe_len && d && !memcmp(d, pe, pe_len));
+	CHECK_INT(lb_flash_find(b + len, len, gi, LB_FLASH_SECTION_RAW, &d, &n, NULL), 0);
+	CHECK(n == 6 && d && !memcmp(d, "initrd", 6));
+	CHECK_INT(lb_flash_find(b + len, len, gk, LB_FLASH_SECTION_RAW, &d, &n, NULL), -1);
+	CHECK_INT(lb_flash_find(b + len, len, gc, LB_FLASH_SECTION_RAW, &d, &n, &nv), -1);
+	CHECK_INT(nv, 2);
+	/* the scan window too small for FVMAIN_COMPACT: not found, no read below */
+	CHECK_INT(lb_flash_find(b + len, 0x40000, gk, LB_FLASH_SECTION_PE32, &d, &n, &nv), -1);
+	CHECK_INT(nv, 1);
+	/* a damaged file header (its checksum no longer adds up) */
+	if (d) {
+		d = NULL;
+		lb_flash_find(b + len, len, gi, LB_FLASH_SECTION_RAW, &d, &n, NULL);
+	}
+	CHECK(d != NULL && (size_t)(d - b) > 24 + 4);
+	if (d && (size_t)(d - b) > 24 + 4) {
+		unsigned char *hdr = (unsigned char *)d - 4 - 24; /* RAW section, then FFS header */
+		unsigned char save[24];
+		CHECK(!memcmp(hdr, gi, 16));
+		memcpy(save, hdr, 24);
+		hdr[20] ^= 0x08; /* size: the header checksum no longer adds up */
+		CHECK_INT(lb_flash_find(b + len, len, gi, LB_FLASH_SECTION_RAW, &d, &n, NULL), -2);
+		memcpy(hdr, save, 24);
+		hdr[22] = (unsigned char)(hdr[22] + 0x7F); /* a size past the volume, */
+		hdr[16] = (unsigned char)(hdr[16] - 0x7F); /* with a right checksum */
+		CHECK_INT(lb_flash_find(b + len, len, gi, LB_FLASH_SECTION_RAW, &d, &n, NULL), -2);
+		memcpy(hdr, save, 24);
+		CHECK_INT(lb_flash_find(b + len, len, gi, LB_FLASH_SECTION_RAW, &d, &n, NULL), 0);
+	}
+	/* no volume at all */
+	memset(b, 0xFF, len);
+	CHECK_INT(lb_flash_find(b + len, len, gk, LB_FLASH_SECTION_PE32, &d, &n, &nv), -1);
+	CHECK_INT(nv, 0);
+	free(b);
 }
 
 static void build_test(void)
@@ -88,6 +166,7 @@ static void build_test(void)
 			bds_removed |= !strcmp(r.removed[i].name, "BdsDxe");
 		CHECK(bds_removed);
 		lb_mkrom_report_free(&r);
+		flash_test(p[4], pe, sizeof(pe));
 		/* the ROM as a base is refused (already holds our files) */
 		o.base = p[4];
 		o.out = p[5];
