@@ -79,8 +79,10 @@ echo "# rom command line: $ROM_CMDLINE"
 # --- the stamping serial reader ----------------------------------------------------------
 # stamp.py TIMEOUT LOG END_LABEL LABEL=REGEX... -- QEMU ARGS...: runs QEMU
 # with its serial on stdout, writes every line prefixed with the seconds since
-# QEMU's start to LOG, prints "LABEL=S" (or LABEL=-) for the first match of
-# each REGEX and stops QEMU when END_LABEL matched or at TIMEOUT.
+# QEMU's start to LOG, prints "LABEL=S:C" (or LABEL=-) for the first match of
+# each REGEX (S: wall seconds since QEMU's start, C: CPU seconds QEMU used by
+# then: less sensitive to a loaded host) and stops QEMU when END_LABEL
+# matched or at TIMEOUT.
 cat >"$T/stamp.py" <<'EOP'
 import os, re, subprocess, sys, time, select
 i = sys.argv.index('--')
@@ -92,6 +94,14 @@ for a in sys.argv[4:i]:
 t0 = time.monotonic()
 p = subprocess.Popen(sys.argv[i + 1:], stdin=subprocess.DEVNULL,
                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+tick = os.sysconf('SC_CLK_TCK')
+def cpu():  # QEMU's user + system CPU seconds so far (all its threads)
+    try:
+        with open('/proc/%d/stat' % p.pid) as f:
+            st = f.read().rsplit(')', 1)[1].split()
+        return (int(st[11]) + int(st[12])) / tick
+    except (OSError, IndexError, ValueError):
+        return -1.0
 seen, cur, lines, fd = {}, b'', [], p.stdout.fileno()
 while end not in seen:
     left = timeout - (time.monotonic() - t0)
@@ -115,23 +125,23 @@ while end not in seen:
         cur += b
         for k, rx in marks:
             if k not in seen and rx.search(cur):
-                seen[k] = now
+                seen[k] = (now, cpu())
 if cur:
     lines.append(b'%8.3f %s' % (time.monotonic() - t0, cur))
 p.kill()
 p.wait()
 with open(logpath, 'wb') as f:
     f.write(b'\n'.join(lines) + b'\n')
-print(' '.join('%s=%.2f' % (k, seen[k]) if k in seen else '%s=-' % k for k, _ in marks))
+print(' '.join('%s=%.2f:%.2f' % (k, *seen[k]) if k in seen else '%s=-' % k for k, _ in marks))
 EOP
 
 # Phase markers, in boot order. The ROM's kernel lines (linux, init,
 # kexec-jump) appear only without `quiet` in ROM_CMDLINE.
 ROM_MARKS=('first=.' 'dxe-drv=lbootdxe: driver loaded' 'bds=lbootdxe: BDS entry'
 	   'ready2boot=lbootdxe: signalled ReadyToBoot' 'start-kern=lbootdxe: starting the kernel'
-	   'linux=Linux version' 'init=Run /init' 'lboot=lboot [0-9.]+ starting'
-	   'blkdev=lboot: (disk|found) ' 'kexec=lboot: kexec '
-	   'kexec-jump=kexec_core: Starting new kernel' 'target=lboot-target: TARGET-OS-UP')
+	   'linux=^Linux version' 'init=^Run /init' 'lboot=lboot [0-9.]+ starting'
+	   'blkdev=lboot: (disk|found) ' 'config=lboot: config ' 'kexec=lboot: kexec '
+	   'kexec-jump=^kexec_core: Starting new kernel' 'target=lboot-target: TARGET-OS-UP')
 STOCK_MARKS=('first=.' 'bds-boot=BdsDxe: loading' 'bds-start=BdsDxe: starting'
 	     'grub-cfg=bench-grub: config' 'grub-kern=bench-grub: kernel loaded'
 	     'grub-boot=bench-grub: booting' 'target=lboot-target: TARGET-OS-UP')
@@ -146,7 +156,7 @@ boot_once() { # LOG FIRMWARE VARS MARKS...
 		-drive "file=$T/disk.img,format=raw,if=virtio"
 }
 
-declare -A sum cnt
+declare -A sum csum cnt
 for i in $(seq 1 "$RUNS"); do
 	for kind in $KINDS; do
 		if [ "$kind" = rom ]; then
@@ -158,7 +168,8 @@ for i in $(seq 1 "$RUNS"); do
 		for m in $line; do
 			k=${m%%=*} v=${m#*=}
 			[ "$v" = - ] && continue
-			sum[$kind.$k]=$(echo "${sum[$kind.$k]:-0} $v" | awk '{print $1 + $2}')
+			sum[$kind.$k]=$(echo "${sum[$kind.$k]:-0} ${v%%:*}" | awk '{print $1 + $2}')
+			csum[$kind.$k]=$(echo "${csum[$kind.$k]:-0} ${v#*:}" | awk '{print $1 + $2}')
 			cnt[$kind.$k]=$(( ${cnt[$kind.$k]:-0} + 1 ))
 		done
 	done
@@ -166,20 +177,24 @@ done
 
 # Phase table: mean time of each marker since QEMU's start, and the time
 # since the previous marker that was seen.
-echo "# phase table (mean s since QEMU start over the runs that reached it; +delta from the previous marker)"
+echo "# phase table: mean wall s since QEMU start (+ since the previous marker seen),"
+echo "# mean QEMU CPU s by then (+ delta), over the runs that reached the marker"
+printf '%-6s %-11s %7s %7s %7s %7s  %s\n' kind marker wall +wall cpu +cpu 'runs /regex/'
 for kind in $KINDS; do
 	if [ "$kind" = rom ]; then marks=("${ROM_MARKS[@]}"); else marks=("${STOCK_MARKS[@]}"); fi
-	prev=0
+	prev=0 cprev=0
 	for m in "${marks[@]}"; do
 		k=${m%%=*}
 		n=${cnt[$kind.$k]:-0}
 		if [ "$n" -gt 0 ]; then
 			mean=$(echo "${sum[$kind.$k]} $n" | awk '{printf "%.2f", $1 / $2}')
-			printf '%-6s %-11s %6s s  %+6.2f  (%d/%d runs)  /%s/\n' "$kind" "$k" "$mean" \
-				"$(echo "$mean $prev" | awk '{print $1 - $2}')" "$n" "$RUNS" "${m#*=}"
-			prev=$mean
+			cmean=$(echo "${csum[$kind.$k]} $n" | awk '{printf "%.2f", $1 / $2}')
+			printf '%-6s %-11s %7s %+7.2f %7s %+7.2f  %d/%d /%s/\n' "$kind" "$k" "$mean" \
+				"$(echo "$mean $prev" | awk '{print $1 - $2}')" "$cmean" \
+				"$(echo "$cmean $cprev" | awk '{print $1 - $2}')" "$n" "$RUNS" "${m#*=}"
+			prev=$mean cprev=$cmean
 		else
-			printf '%-6s %-11s %6s    %6s  (0/%d runs)  /%s/\n' "$kind" "$k" - - "$RUNS" "${m#*=}"
+			printf '%-6s %-11s %7s %7s %7s %7s  0/%d /%s/\n' "$kind" "$k" - - - - "$RUNS" "${m#*=}"
 		fi
 	done
 done
