@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -203,7 +204,34 @@ static int try_all(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	return -ENOEXEC;
 }
 
+/* Keys typed while devices are scanned are kept for the menu but not
+ * echoed by the tty (the menu echoes what it uses). */
+static int quiet_tty(struct termios *saved)
+{
+	struct termios q;
+
+	if (tcgetattr(0, saved) < 0)
+		return 0;
+	q = *saved;
+	q.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+	tcsetattr(0, TCSANOW, &q);
+	return 1;
+}
+
+static int boot_run(const struct lb_boot_opts *o);
+
 int lb_boot_run(const struct lb_boot_opts *o)
+{
+	struct termios saved;
+	int tty = quiet_tty(&saved), r;
+
+	r = boot_run(o);
+	if (tty)
+		tcsetattr(0, TCSANOW, &saved);
+	return r;
+}
+
+static int boot_run(const struct lb_boot_opts *o)
 {
 	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh", .pid1 = o->pid1 };
 	int interactive = o->recovery, scan = !o->recovery, first = 1;

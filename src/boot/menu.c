@@ -35,28 +35,46 @@ static void out(const struct lb_menu *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void term_raw(struct term *t, int fd)
+static void apply_raw(struct term *t)
 {
-	struct termios r;
+	struct termios r = t->saved;
 
-	t->fd = fd;
-	t->saved_ok = 0;
-	if (tcgetattr(fd, &t->saved) < 0)
-		return; /* not a terminal: read bytes as they come */
-	t->saved_ok = 1;
-	r = t->saved;
 	r.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | ISIG | IEXTEN);
 	r.c_iflag &= ~(tcflag_t)(ICRNL | INLCR | IGNCR | IXON | ISTRIP);
 	r.c_oflag |= OPOST | ONLCR;
 	r.c_cc[VMIN] = 1;
 	r.c_cc[VTIME] = 0;
-	tcsetattr(fd, TCSANOW, &r);
+	tcsetattr(t->fd, TCSANOW, &r);
+}
+
+static void term_raw(struct term *t, int fd)
+{
+	t->fd = fd;
+	t->saved_ok = 0;
+	if (tcgetattr(fd, &t->saved) < 0)
+		return; /* not a terminal: read bytes as they come */
+	t->saved_ok = 1;
+	apply_raw(t);
 }
 
 static void term_restore(struct term *t)
 {
 	if (t->saved_ok)
 		tcsetattr(t->fd, TCSANOW, &t->saved);
+}
+
+/* a usable line discipline for a shell, whatever the boot flow had set */
+static void term_sane(struct term *t)
+{
+	struct termios c;
+
+	if (!t->saved_ok)
+		return;
+	c = t->saved;
+	c.c_lflag |= ICANON | ECHO | ECHOE | ECHOK | ISIG | IEXTEN;
+	c.c_iflag |= ICRNL;
+	c.c_oflag |= OPOST | ONLCR;
+	tcsetattr(t->fd, TCSANOW, &c);
 }
 
 /* One byte, or KEY_TIMEOUT after ms (ms < 0: wait forever), or KEY_EOF. */
@@ -194,7 +212,7 @@ static void run_shell(const struct lb_menu *m, struct term *t)
 {
 	pid_t pid;
 
-	term_restore(t);
+	term_sane(t);
 	out(m, "\nlboot: starting %s (exit to return to the menu)\n", m->shell);
 	pid = fork();
 	if (pid < 0) {
@@ -215,7 +233,8 @@ static void run_shell(const struct lb_menu *m, struct term *t)
 			;
 		out(m, "lboot: shell exited, back to the menu\n");
 	}
-	term_raw(t, m->in);
+	if (t->saved_ok)
+		apply_raw(t);
 }
 
 /* Edit the command line of entry idx; fills res. 0, or -ECANCELED/-EPIPE. */
