@@ -13,7 +13,8 @@
 # printed per run, then the mean per marker (phase table). Also the number
 # and total size of DXE drivers in both images.
 #   bench/rom-boot.sh [RUNS]     (default 2 runs each; figures, no asserts)
-# Env: ROM_CMDLINE (the ROM's kernel command line), BENCH_KINDS ("rom stock").
+# Env: ROM_CMDLINE (the ROM's kernel command line), BENCH_KINDS ("rom stock"),
+# BENCH_ROM=path.rom (bench that ROM and its path-vars.fd instead of building one).
 # Stamped serial logs: build/e2e/bench-rom-boot/serial-KIND-N.log
 # Needs: make out/lboot out/bzImage out/initramfs.cpio.xz build/dxe/lbootdxe.efi,
 # python3, grub-efi-amd64-bin, mtools, dosfstools, ovmf, qemu-system-x86.
@@ -30,8 +31,15 @@ command -v grub-mkstandalone >/dev/null && [ -d /usr/lib/grub/x86_64-efi ] ||
 	{ echo "bench: needs grub-efi-amd64-bin (grub-mkstandalone)"; exit 1; }
 
 # --- images ----------------------------------------------------------------------
-rom_build "$T/lboot.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
-	--cmdline "$ROM_CMDLINE"
+if [ -n "${BENCH_ROM:-}" ]; then # a ROM built elsewhere (e.g. by an older lboot)
+	cp "$BENCH_ROM" "$T/lboot.rom" && cp "${BENCH_ROM%.rom}-vars.fd" "$T/lboot-vars.fd" ||
+		{ echo "bench: BENCH_ROM=$BENCH_ROM: needs it and its -vars.fd"; exit 1; }
+	: >"$T/lboot.rom.log"
+	ROM_CMDLINE="(as stored in $BENCH_ROM)"
+else
+	rom_build "$T/lboot.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
+		--cmdline "$ROM_CMDLINE"
+fi
 
 # One ESP for both: a BLS entry (lboot) and EFI/BOOT/BOOTX64.EFI (GRUB), the
 # same target kernel and initrd, the same command line.
