@@ -13,7 +13,9 @@ E2E_FIRMWARE=$T/lboot.rom E2E_VARS=$T/lboot-vars.fd \
 	qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
 expect 'lbootdxe: driver loaded' 120 && ok "lbootdxe dispatched from flash" || not_ok "lbootdxe dispatched from flash"
 expect 'lbootdxe: signalled ReadyToBoot' 120 && ok "BDS steps done" || not_ok "BDS steps done"
-expect 'lbootdxe: initramfs: [0-9]+ bytes' 60 && ok "initramfs found in flash" || not_ok "initramfs found in flash"
+expect 'lbootdxe: kernel: [0-9]+ bytes from flash' 60 && ok "kernel read in place from the flash volume" ||
+	not_ok "kernel read in place from the flash volume"
+expect 'lbootdxe: initramfs: [0-9]+ bytes from flash' 60 && ok "initramfs found in flash" || not_ok "initramfs found in flash"
 expect 'lbootdxe: starting the kernel' 60 && ok "kernel loaded from flash" || not_ok "kernel loaded from flash"
 expect "Command line: $ROM_CMDLINE_TEST" 120 && ok "kernel got the ROM's command line" || not_ok "kernel got the ROM's command line"
 expect 'ACPI: RSDP' 120 && ok "ACPI tables installed" || not_ok "ACPI tables installed"

@@ -54,6 +54,18 @@ check "report gives free space" grep -Eq '^flash volume free space: [0-9]+ bytes
 check "vars copy written" cmp -s "$T/a-vars.fd" "$VARS"
 check "no temporary files left" [ -z "$(ls "$T" | grep '\.tmp\.')" ]
 
+# layout: kernel and initramfs stored uncompressed in the top-level flash
+# volume (an absolute offset in `uefi ls`), lbootdxe and the command line
+# inside the compressed DXE volume (no offset: "-")
+"$LBOOT" uefi ls "$T/a.rom" >"$T/a.ls" 2>&1
+check "kernel file in the flash volume (uncompressed)" \
+	grep -Eq '^    file +APPLICATION +0x[0-9a-f]+ .*1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B' "$T/a.ls"
+check "initramfs file in the flash volume (uncompressed)" \
+	grep -Eq '^    file +FREEFORM +0x[0-9a-f]+ .*2FF050F8-93A9-411A-A4BE-DF58B51B4A18' "$T/a.ls"
+check "lbootdxe and command line inside the compressed DXE volume" \
+	bash -c "grep -Eq 'file +DRIVER +- .*052E9DF6-9113-49CC-A446-F9803E058444' '$T/a.ls' &&
+		 grep -Eq 'file +FREEFORM +- .*3BD30B26-F965-4B9A-BFDB-600888F3B8F8' '$T/a.ls'"
+
 # reproducible: same inputs, same bytes
 mk "$T/b.rom" --kernel "$T/kernel" --initrd "$T/initrd" --cmdline "$cmdline" >/dev/null 2>&1
 check "two builds are byte-identical" cmp -s "$T/a.rom" "$T/b.rom"
