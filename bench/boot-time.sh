@@ -67,7 +67,7 @@ one() { # initrd startre kexecre
 }
 printf '\n%-28s %10s %10s %12s %14s\n' "run" "init@s" "kexec@s" "init->kexec" "qemu->target"
 for i in $(seq "$runs"); do
-	read -r s k w < <(one out/initramfs.cpio.xz 'lboot [^ ]+ starting \(uptime [0-9.]+' "lboot: kexec .*\(uptime [0-9.]+")
+	read -r s k w < <(one out/initramfs.cpio.xz 'lboot [^ ]+ starting \(uptime [0-9.]+' 'handing over at uptime [0-9.]+')
 	printf '%-28s %10s %10s %12s %14s\n' "lboot #$i" "$s" "$k" "$(awk "BEGIN{printf \"%.2f\", $k-$s}" 2>/dev/null)" "$w"
 	read -r s k w < <(one "$T/bb.cpio.xz" 'bbinit: start [0-9.]+' 'bbinit: kexec [0-9.]+')
 	printf '%-28s %10s %10s %12s %14s\n' "busybox+kexec-tools #$i" "$s" "$k" "$(awk "BEGIN{printf \"%.2f\", $k-$s}" 2>/dev/null)" "$w"

@@ -16,6 +16,7 @@
 
 #include "discover.h"
 #include "init.h"
+#include "uptime.h"
 #include "kexec.h"
 #include "menu.h"
 #include "scan.h"
@@ -387,7 +388,11 @@ void lb_init_main(void)
 	int crashes = 0;
 
 	setup();
-	say("\nlboot %s starting\n", LB_VERSION);
+	{
+		char up[32];
+		say("\nlboot %s starting (uptime %s s)\n", LB_VERSION,
+		    lb_uptime(up, sizeof(up)));
+	}
 	lb_boot_opts_init(&o);
 	read_cmdline(&o);
 	o.pid1 = 1;

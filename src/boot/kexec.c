@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kexec.h"
+#include "uptime.h"
 #include "uki.h"
 
 #ifndef SYS_kexec_file_load
@@ -397,6 +398,11 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 		fprintf(rq->log, "lboot: %skexec '%s' kernel=%s initrd=%s cmdline=%s\n",
 			rq->dry_run ? "would " : "", e->title ? e->title : "",
 			e->kernel, initrds[0] ? initrds : "none", cmdline);
+		if (!rq->dry_run) {
+			char up[32];
+			fprintf(rq->log, "lboot: loaded; handing over at uptime %s s\n",
+				lb_uptime(up, sizeof(up)));
+		}
 		fflush(rq->log);
 	}
 	r = 0;
