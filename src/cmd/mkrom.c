@@ -12,7 +12,8 @@ LB_APPLET(mkrom, LB_HOST,
 "inputs give the same bytes. Prints what was removed and kept and the sizes.\n"
 "  --base IMAGE     firmware image (default /usr/share/OVMF/OVMF_CODE_4M.fd)\n"
 "  --keep FILE      keep list: one FFS GUID per line, '#' comments\n"
-"                   (default: keep everything but BdsDxe)\n"
+"                   (default: keep everything but BdsDxe); 'remove GUID'\n"
+"                   lines remove that file wherever it is (PEIMs too)\n"
 "  --dxe FILE       the lbootdxe driver (default build/dxe/lbootdxe.efi)\n"
 "  --kernel FILE    bzImage with the EFI stub (without it the ROM halts with\n"
 "                   'lbootdxe: FATAL')\n"
@@ -50,6 +51,15 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 	for (size_t i = 0; i < r->n_kept; i++)
 		printf(" %s", r->kept[i].name[0] ? r->kept[i].name : r->kept[i].guid);
 	printf("\n");
+	if (r->n_removed_other) {
+		printf("removed %zu other files:", r->n_removed_other);
+		for (size_t i = 0; i < r->n_removed_other; i++)
+			printf(" %s", r->removed_other[i].name[0] ? r->removed_other[i].name :
+			       r->removed_other[i].guid);
+		printf("\n");
+	}
+	for (size_t i = 0; i < r->n_remove_missing; i++)
+		printf("note: 'remove' GUID %s is not in the base\n", r->remove_missing[i]);
 	for (size_t i = 0; i < r->n_keep_missing; i++)
 		printf("note: keep-list GUID %s is not in the base\n", r->keep_missing[i]);
 	printf("added: lbootdxe %zu bytes, kernel %zu bytes%s, initramfs %zu bytes%s, "

@@ -175,17 +175,31 @@ static int same_file(const char *path, const struct ident *id, size_t n)
 }
 
 /* ---- keep list --------------------------------------------------------- */
-int lb_mkrom_parse_keep(const char *text, size_t len, char ***guids, size_t *n,
-			char *err, size_t errsz)
+static int strv_push(char ***v, size_t *n, const uint8_t g[16])
 {
-	char **v = NULL;
-	size_t nv = 0, lineno = 0, pos = 0;
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (!(nv[*n] = malloc(37)))
+		return -ENOMEM;
+	lb_guid_str(g, nv[(*n)++]);
+	return 0;
+}
+
+int lb_mkrom_parse_list(const char *text, size_t len, char ***keep, size_t *n_keep,
+			char ***remove, size_t *n_remove, char *err, size_t errsz)
+{
+	char **kv = NULL, **rv = NULL;
+	size_t nk = 0, nr = 0, lineno = 0, pos = 0;
 	int rc;
 
 	while (pos < len) {
 		size_t end = pos, a, b;
 		char buf[64];
 		uint8_t g[16];
+		int is_remove = 0;
 
 		while (end < len && text[end] != '\n')
 			end++;
@@ -210,36 +224,56 @@ int lb_mkrom_parse_keep(const char *text, size_t len, char ***guids, size_t *n,
 			seterr(err, errsz, "line %zu: NUL byte", lineno);
 			goto fail;
 		}
+		if (b - a > 7 && !memcmp(text + a, "remove", 6) &&
+		    (text[a + 6] == ' ' || text[a + 6] == '\t')) {
+			if (!remove) {
+				rc = -EINVAL;
+				seterr(err, errsz, "line %zu: 'remove' lines are not "
+				       "accepted here", lineno);
+				goto fail;
+			}
+			is_remove = 1;
+			a += 6;
+			while (a < b && (text[a] == ' ' || text[a] == '\t'))
+				a++;
+		}
 		if (b - a >= sizeof(buf) || lb_guid_parse((memcpy(buf, text + a, b - a),
 							  buf[b - a] = 0, buf), g) < 0) {
 			rc = -EINVAL;
 			seterr(err, errsz, "line %zu: not a GUID (want one "
-			       "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX per line)", lineno);
+			       "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX or 'remove GUID' "
+			       "per line)", lineno);
 			goto fail;
 		}
-		if (nv >= LB_MKROM_MAX_KEEP) {
+		if (nk + nr >= LB_MKROM_MAX_KEEP) {
 			rc = -E2BIG;
 			seterr(err, errsz, "line %zu: more than %d GUIDs", lineno,
 			       LB_MKROM_MAX_KEEP);
 			goto fail;
 		}
-		char **nvv = realloc(v, (nv + 1) * sizeof(*v));
-		if (!nvv || !(nvv[nv] = malloc(37))) {
-			if (nvv)
-				v = nvv;
-			rc = -ENOMEM;
+		rc = is_remove ? strv_push(&rv, &nr, g) : strv_push(&kv, &nk, g);
+		if (rc) {
 			seterr(err, errsz, "out of memory");
 			goto fail;
 		}
-		v = nvv;
-		lb_guid_str(g, v[nv++]);
 	}
-	*guids = v;
-	*n = nv;
+	*keep = kv;
+	*n_keep = nk;
+	if (remove) {
+		*remove = rv;
+		*n_remove = nr;
+	}
 	return 0;
 fail:
-	lb_mkrom_strv_free(v, nv);
+	lb_mkrom_strv_free(kv, nk);
+	lb_mkrom_strv_free(rv, nr);
 	return rc;
+}
+
+int lb_mkrom_parse_keep(const char *text, size_t len, char ***guids, size_t *n,
+			char *err, size_t errsz)
+{
+	return lb_mkrom_parse_list(text, len, guids, n, NULL, NULL, err, errsz);
 }
 
 /* ---- image inspection ---------------------------------------------------- */
@@ -418,7 +452,9 @@ void lb_mkrom_report_free(struct lb_mkrom_report *r)
 {
 	files_free(r->removed, r->n_removed);
 	files_free(r->kept, r->n_kept);
+	files_free(r->removed_other, r->n_removed_other);
 	lb_mkrom_strv_free(r->keep_missing, r->n_keep_missing);
+	lb_mkrom_strv_free(r->remove_missing, r->n_remove_missing);
 	free(r->vars_out);
 	memset(r, 0, sizeof(*r));
 }
@@ -432,8 +468,8 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	uint8_t *keep_buf = NULL, *rom = NULL, *vars_buf = NULL;
 	size_t base_len = 0, dxe_len = 0, kernel_len = 0, initrd_len = 0;
 	size_t keep_len = 0, rom_len = 0, vars_len = 0;
-	char **keep = NULL;
-	size_t n_keep = 0;
+	char **keep = NULL, **remove = NULL;
+	size_t n_keep = 0, n_remove = 0;
 	struct lb_mkrom_file *before = NULL, *after = NULL;
 	size_t n_before = 0, n_after = 0;
 	struct lb_uefi_image *img = NULL, *check = NULL;
@@ -470,8 +506,8 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		rc = read_file(o->keep, 1u << 20, &keep_buf, &keep_len, &ids[4], err, errsz);
 		if (rc)
 			goto out;
-		rc = lb_mkrom_parse_keep((const char *)keep_buf, keep_len, &keep, &n_keep,
-					 why, sizeof(why));
+		rc = lb_mkrom_parse_list((const char *)keep_buf, keep_len, &keep, &n_keep,
+					 &remove, &n_remove, why, sizeof(why));
 		if (rc) {
 			seterr(err, errsz, "%s: %s", o->keep, why);
 			goto out;
@@ -546,6 +582,65 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		if (rc) {
 			seterr(err, errsz, "%s: removing BdsDxe: %s", base, strerror(-rc));
 			goto out;
+		}
+	}
+	/* 'remove GUID' lines: files anywhere in the image (the PEI volume's
+	 * TPM modules: with no TPM they spend 1.5 s in TIS timeouts) */
+	for (size_t i = 0; i < n_remove; i++) {
+		struct lb_uefi_node *f;
+		int found = 0;
+
+		while ((f = lb_uefi_find_file(img, remove[i]))) {
+			struct lb_mkrom_file *nv;
+
+			if (f->type == LB_FV_FILETYPE_SECURITY_CORE ||
+			    f->type == LB_FV_FILETYPE_PEI_CORE ||
+			    f->type == LB_FV_FILETYPE_DXE_CORE ||
+			    f->type == LB_FV_FILETYPE_FIRMWARE_VOLUME_IMAGE) {
+				rc = -EINVAL;
+				seterr(err, errsz, "%s: refusing to remove %s (%s %s): the "
+				       "ROM could not boot", o->keep, remove[i],
+				       lb_uefi_type_name(f), f->name ? f->name : "");
+				goto out;
+			}
+			nv = realloc(r->removed_other, (r->n_removed_other + 1) * sizeof(*nv));
+			if (!nv) {
+				rc = -ENOMEM;
+				seterr(err, errsz, "out of memory");
+				goto out;
+			}
+			r->removed_other = nv;
+			nv += r->n_removed_other;
+			memset(nv, 0, sizeof(*nv));
+			memcpy(nv->guid, remove[i], sizeof(nv->guid));
+			nv->type = lb_uefi_type_name(f);
+			nv->size = f->size;
+			if (!(nv->name = strdup(f->name ? f->name : ""))) {
+				rc = -ENOMEM;
+				seterr(err, errsz, "out of memory");
+				goto out;
+			}
+			r->n_removed_other++;
+			rc = lb_uefi_remove(img, f);
+			if (rc) {
+				seterr(err, errsz, "%s: removing %s: %s", base, remove[i],
+				       strerror(-rc));
+				goto out;
+			}
+			found = 1;
+		}
+		if (!found) {
+			char **nv = realloc(r->remove_missing,
+					    (r->n_remove_missing + 1) * sizeof(char *));
+			if (!nv || !(nv[r->n_remove_missing] = strdup(remove[i]))) {
+				if (nv)
+					r->remove_missing = nv;
+				rc = -ENOMEM;
+				seterr(err, errsz, "out of memory");
+				goto out;
+			}
+			r->remove_missing = nv;
+			r->n_remove_missing++;
 		}
 	}
 	rc = list_dxe(img, &after, &n_after);
@@ -720,6 +815,7 @@ out:
 	files_free(before, n_before);
 	files_free(after, n_after);
 	lb_mkrom_strv_free(keep, n_keep);
+	lb_mkrom_strv_free(remove, n_remove);
 	lb_uefi_free(img);
 	lb_uefi_free(check);
 	free(base_buf);

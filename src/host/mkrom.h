@@ -4,7 +4,8 @@
  *
  *   1. parse the base image, find the DXE volume (the one with DXE_CORE);
  *   2. remove every DXE driver/application not in the keep list, and always
- *      BdsDxe (lbootdxe replaces it; a keep list naming it is refused);
+ *      BdsDxe (lbootdxe replaces it; a keep list naming it is refused), and
+ *      the files named by the keep list's "remove GUID" lines (PEIMs);
  *   3. insert lbootdxe (DRIVER: DXE_DEPEX TRUE + PE32 + UI) and the command
  *      line (FREEFORM: RAW) into the DXE volume, and the kernel (APPLICATION:
  *      PE32 + UI) and the initramfs (FREEFORM: RAW) into the top-level flash
@@ -56,6 +57,10 @@ struct lb_mkrom_report {
 	size_t n_removed, n_kept;
 	char **keep_missing;  /* keep-list GUIDs the base does not have */
 	size_t n_keep_missing;
+	struct lb_mkrom_file *removed_other; /* by 'remove GUID' lines (PEIMs...) */
+	size_t n_removed_other;
+	char **remove_missing; /* 'remove' GUIDs the base does not have */
+	size_t n_remove_missing;
 	size_t dxe_size, kernel_size, initrd_size, cmdline_len;
 	uint64_t image_size;
 	uint64_t comp_before, comp_after; /* compressed section holding the DXE volume */
@@ -68,7 +73,12 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 void lb_mkrom_report_free(struct lb_mkrom_report *r);
 
 /* Parse a keep list: one GUID per line, '#' comments, blank lines. GUIDs
- * come back in canonical upper case. err names the line on failure. */
+ * come back in canonical upper case. err names the line on failure.
+ * lb_mkrom_parse_list also takes "remove GUID" lines: files removed from
+ * wherever they are in the image (PEI modules too; never a SEC/PEI/DXE core
+ * or a volume image); lb_mkrom_parse_keep refuses them. */
+int lb_mkrom_parse_list(const char *text, size_t len, char ***keep, size_t *n_keep,
+			char ***remove, size_t *n_remove, char *err, size_t errsz);
 int lb_mkrom_parse_keep(const char *text, size_t len, char ***guids, size_t *n,
 			char *err, size_t errsz);
 void lb_mkrom_strv_free(char **v, size_t n);

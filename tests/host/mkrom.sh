@@ -50,6 +50,7 @@ check "mkrom exits 0" [ $rc -eq 0 ]
 check "ROM has the base's size" [ "$(stat -c %s "$T/a.rom")" -eq "$(stat -c %s "$BASE")" ]
 check "report names removed drivers" grep -Eq '^removed [0-9]+ DXE files .* BdsDxe .*UiApp.* Shell' "$T/a.out"
 check "report names kept drivers" grep -Eq '^kept 30 DXE files .* ConSplitterDxe' "$T/a.out"
+check "report names the removed TPM PEIMs" grep -Eq '^removed 5 other files: TpmMmioSevDecryptPei Tcg2ConfigPei TcgPei Tcg2Pei Tcg2PlatformPei$' "$T/a.out"
 check "report gives free space" grep -Eq '^flash volume free space: [0-9]+ bytes in the base, [0-9]+ bytes left' "$T/a.out"
 check "vars copy written" cmp -s "$T/a-vars.fd" "$VARS"
 check "no temporary files left" [ -z "$(ls "$T" | grep '\.tmp\.')" ]

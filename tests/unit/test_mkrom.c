@@ -136,7 +136,9 @@ static void build_test(void)
 		snprintf(p[i], sizeof(p[i]), "%s/%s", dir, names[i]);
 	static const unsigned char pe[64] = { 'M', 'Z', 1, 2, 3 };
 	static const char keep[] = "# test\n80CF7257-87AB-47F9-A3FE-D50B76D89541 # PcdDxe\n"
-				   "01234567-89AB-CDEF-0123-456789ABCDEF # absent\n";
+				   "01234567-89AB-CDEF-0123-456789ABCDEF # absent\n"
+				   "remove 47727552-A54B-4A84-8CC1-BFF23E239636 # Tcg2PlatformPei (last PEIM)\n"
+				   "remove 11111111-2222-3333-4444-555555555555 # absent\n";
 	CHECK(write_file(p[0], pe, sizeof(pe)) == 0);
 	CHECK(write_file(p[1], pe, sizeof(pe)) == 0);
 	CHECK(write_file(p[2], "initrd", 6) == 0);
@@ -156,6 +158,14 @@ static void build_test(void)
 		CHECK(r.n_removed > 50);
 		CHECK_INT(r.n_keep_missing, 1);
 		CHECK_STR(r.keep_missing[0], "01234567-89AB-CDEF-0123-456789ABCDEF");
+		CHECK_INT(r.n_removed_other, 1);
+		if (r.n_removed_other == 1) {
+			CHECK_STR(r.removed_other[0].name, "Tcg2PlatformPei");
+			CHECK_STR(r.removed_other[0].type, "PEIM");
+		}
+		CHECK_INT(r.n_remove_missing, 1);
+		if (r.n_remove_missing == 1)
+			CHECK_STR(r.remove_missing[0], "11111111-2222-3333-4444-555555555555");
 		CHECK_INT(r.kernel_size, sizeof(pe));
 		CHECK_INT(r.initrd_size, 6);
 		CHECK(r.free_after > r.free_before); /* almost everything went */
@@ -167,6 +177,37 @@ static void build_test(void)
 		CHECK(bds_removed);
 		lb_mkrom_report_free(&r);
 		flash_test(p[4], pe, sizeof(pe));
+		{ /* the PEIM is gone from the ROM */
+			size_t len = 0;
+			unsigned char *b = slurp(p[4], &len);
+			struct lb_uefi_image *img = NULL;
+			char why[256];
+			CHECK(b && lb_uefi_parse(b, len, 0, &img, why, sizeof(why)) == 0);
+			if (img) {
+				CHECK(!lb_uefi_find_file(img, "47727552-A54B-4A84-8CC1-BFF23E239636"));
+				CHECK(lb_uefi_find_file(img, "PlatformPei") != NULL);
+			}
+			lb_uefi_free(img);
+			free(b);
+		}
+		/* a core is never removed (and nothing is written) */
+		char xrom[96];
+		snprintf(xrom, sizeof(xrom), "%s/x.rom", dir);
+		static const char bad[] = "remove 52C05B14-0B98-496C-BC3B-04B50211D680 # PeiCore\n";
+		CHECK(write_file(p[3], bad, sizeof(bad) - 1) == 0);
+		o.out = xrom;
+		CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, "refusing to remove") && strstr(err, "PeiCore"));
+		CHECK(access(xrom, F_OK) != 0);
+		/* nor a PEIM whose removal would move execute-in-place PEIMs */
+		static const char xip[] = "remove 8AD3148F-945F-46B4-8ACD-71469EA73945 # Tcg2ConfigPei\n";
+		CHECK(write_file(p[3], xip, sizeof(xip) - 1) == 0);
+		CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EOPNOTSUPP);
+		CHECK(strstr(err, "execute-in-place") != NULL);
+		CHECK(access(xrom, F_OK) != 0);
+		unlink(xrom);
+		o.out = p[4];
+		CHECK(write_file(p[3], keep, sizeof(keep) - 1) == 0);
 		/* the ROM as a base is refused (already holds our files) */
 		o.base = p[4];
 		o.out = p[5];
@@ -196,6 +237,35 @@ int main(void)
 			} else {
 				CHECK(strstr(err, c->err) != NULL);
 			}
+		}
+	}
+
+	TEST("mkrom: 'remove' lines") {
+		static const char t[] = "80CF7257-87AB-47F9-A3FE-D50B76D89541\n"
+			"  remove\t8ad3148f-945f-46b4-8acd-71469ea73945  # Tcg2ConfigPei\r\n"
+			"remove 2BE1E4A6-6505-43B3-9FFC-A3C8330E0432\n";
+		char **k = NULL, **rm = NULL, err[256] = "";
+		size_t nk = 0, nr = 0;
+		CHECK_INT(lb_mkrom_parse_list(t, sizeof(t) - 1, &k, &nk, &rm, &nr, err,
+					      sizeof(err)), 0);
+		CHECK_INT(nk, 1);
+		CHECK_INT(nr, 2);
+		if (nr == 2) {
+			CHECK_STR(rm[0], "8AD3148F-945F-46B4-8ACD-71469EA73945");
+			CHECK_STR(rm[1], "2BE1E4A6-6505-43B3-9FFC-A3C8330E0432");
+		}
+		lb_mkrom_strv_free(k, nk);
+		lb_mkrom_strv_free(rm, nr);
+		/* the keep-only parser refuses them, naming the line */
+		CHECK_INT(lb_mkrom_parse_keep(t, sizeof(t) - 1, &k, &nk, err, sizeof(err)),
+			  -EINVAL);
+		CHECK(strstr(err, "line 2") != NULL);
+		static const char *const bad[] = { "remove\n", "remove \n", "removeX 8AD3148F-945F-46B4-8ACD-71469EA73945\n",
+			"remove 8AD3148F-945F-46B4-8ACD-71469EA73945 x\n", "remove remove 8AD3148F-945F-46B4-8ACD-71469EA73945\n" };
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			CHECK_INT(lb_mkrom_parse_list(bad[i], strlen(bad[i]), &k, &nk, &rm, &nr,
+						      err, sizeof(err)), -EINVAL);
+			CHECK(strstr(err, "line 1") != NULL);
 		}
 	}
 
