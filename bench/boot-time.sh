@@ -55,7 +55,7 @@ printf '%-34s %12s %12d\n' "lboot + BusyBox" "-" "$(size "$T/lboot-bb.cpio.xz")"
 printf '%-34s %12d %12d\n' "BusyBox sh + kexec-tools" "$(size "$T/bb.cpio")" "$(size "$T/bb.cpio.xz")"
 
 one() { # initrd startre kexecre
-	E2E_INITRD=$1 E2E_APPEND="lboot.timeout=0" qemu_start -drive "file=$T/disk.img,format=raw,if=virtio,snapshot=on"
+	E2E_INITRD=$1 E2E_APPEND="lboot.timeout=0 ${LBOOT_BENCH_APPEND:-}" qemu_start -drive "file=$T/disk.img,format=raw,if=virtio,snapshot=on"
 	if ! expect 'lboot-target: TARGET-OS-UP' 240; then qemu_stop; echo "- - -"; return; fi
 	local wall; wall=$(elapsed)
 	qemu_stop

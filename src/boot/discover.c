@@ -241,22 +241,156 @@ static int snapshot(const char *sysfs, uint64_t *hash, size_t *n, size_t *disks)
 	return 0;
 }
 
+/* Does `dir` (a sysfs device directory) have a block device below it,
+ * within `depth` levels? usb-storage: INTF/hostN/targetN:0:0/N:0:0:0/block */
+static int has_block(const char *dir, int depth)
+{
+	struct dirent *d;
+	DIR *dp;
+	int found = 0;
+
+	if (depth < 0 || !(dp = opendir(dir)))
+		return 0;
+	while (!found && (d = readdir(dp))) {
+		char sub[PATH_MAX];
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.' ||
+		    !strcmp(d->d_name, "subsystem") || !strcmp(d->d_name, "driver") ||
+		    !strcmp(d->d_name, "power"))
+			continue;
+		if (!strcmp(d->d_name, "block")) {
+			found = 1;
+			break;
+		}
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, d->d_name) >= sizeof(sub))
+			continue;
+		found = has_block(sub, depth - 1);
+	}
+	closedir(dp);
+	return found;
+}
+
+/* Does NVMe controller NAME have a namespace (NAMEnX or nvmeXcYnZ) yet? */
+static int has_namespace(const char *classdir, const char *name)
+{
+	char dir[PATH_MAX];
+	struct dirent *d;
+	DIR *dp;
+	int found = 0;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", classdir, name) >= sizeof(dir) ||
+	    !(dp = opendir(dir)))
+		return 1; /* cannot tell: do not hold the boot */
+	while (!found && (d = readdir(dp)))
+		found = !strncmp(d->d_name, "nvme", 4) && strchr(d->d_name + 4, 'n');
+	closedir(dp);
+	return found;
+}
+
+/* Is there a USB host controller (root hub usbN)? */
+static int have_usb(const char *sysroot)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dp;
+	int found = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/bus/usb/devices", sysroot) >= sizeof(path) ||
+	    !(dp = opendir(path)))
+		return 0;
+	while (!found && (d = readdir(dp)))
+		found = !strncmp(d->d_name, "usb", 3);
+	closedir(dp);
+	return found;
+}
+
+/*
+ * Devices known to be on their way: a USB mass-storage interface bound to
+ * usb-storage or uas whose disk has not appeared yet (usb-storage waits
+ * delay_use seconds before scanning), an NVMe controller not yet live.
+ * Built-in virtio, AHCI and SCSI probing is finished before /init runs
+ * (the kernel waits for async probes), so these are what arrives late.
+ */
+static int pending_devices(const char *sysroot)
+{
+	static const char *const usb[] = { "bus/usb/drivers/usb-storage",
+					    "bus/usb/drivers/uas" };
+	char path[PATH_MAX - 64];
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(usb) / sizeof(usb[0]); i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", sysroot, usb[i]) >= sizeof(path) ||
+		    !(dp = opendir(path)))
+			continue;
+		while ((d = readdir(dp))) {
+			char intf[PATH_MAX];
+
+			if (!strchr(d->d_name, ':'))
+				continue; /* bind, unbind, module, ... */
+			if ((size_t)snprintf(intf, sizeof(intf), "%s/%s", path,
+					     d->d_name) >= sizeof(intf))
+				continue;
+			if (!has_block(intf, 5))
+				n++;
+		}
+		closedir(dp);
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/class/nvme", sysroot) < sizeof(path) &&
+	    (dp = opendir(path))) {
+		while ((d = readdir(dp))) {
+			char st[PATH_MAX], buf[32] = "";
+			int fd;
+			ssize_t got;
+
+			if (d->d_name[0] == '.')
+				continue;
+			if ((size_t)snprintf(st, sizeof(st), "%s/%s/state", path,
+					     d->d_name) >= sizeof(st))
+				continue;
+			if ((fd = open(st, O_RDONLY | O_CLOEXEC)) < 0)
+				continue;
+			got = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (got > 0 && strncmp(buf, "live", 4) && strncmp(buf, "dead", 4))
+				n++;
+			else if (got > 0 && !strncmp(buf, "live", 4) &&
+				 !has_namespace(path, d->d_name))
+				n++; /* live, namespaces still being scanned */
+		}
+		closedir(dp);
+	}
+	return n;
+}
+
 size_t lb_discover_wait(const char *sysfs, int wait_ms, int stable_ms)
 {
 	long start = now_ms(), since = start;
 	uint64_t h = 0, prev = 0;
 	size_t n = 0, disks = 0;
 	int have = 0;
+	char sysroot[PATH_MAX - 128];
+	const char *cb;
 
+	if (!sysfs)
+		sysfs = "/sys/class/block";
+	/* the sysfs root holding class/block (tests pass a fake tree) */
+	snprintf(sysroot, sizeof(sysroot), "%s", sysfs);
+	if ((cb = strstr(sysroot, "/class/block")) && !cb[12])
+		sysroot[cb - sysroot] = 0;
+	/* A USB device may still be enumerating (nothing in sysfs says so):
+	 * with a USB host controller, wait for a quiet spell; without one,
+	 * built-in drivers finished probing before /init ran. */
 	if (stable_ms <= 0)
-		stable_ms = 1000;
+		stable_ms = have_usb(sysroot) ? LB_DEFAULT_SETTLE_MS : LB_SETTLE_NO_USB_MS;
 	for (;;) {
 		long t;
 
 		if (snapshot(sysfs, &h, &n, &disks))
 			n = disks = 0, h = 0;
 		t = now_ms();
-		if (!have || h != prev) {
+		if (!have || h != prev || pending_devices(sysroot)) {
 			prev = h;
 			since = t;
 			have = 1;
@@ -265,7 +399,7 @@ size_t lb_discover_wait(const char *sysfs, int wait_ms, int stable_ms)
 			break;
 		if (t - start >= wait_ms)
 			break;
-		struct timespec ts = { 0, 100 * 1000000L };
+		struct timespec ts = { 0, 50 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
 	return n;

@@ -25,7 +25,7 @@ struct lb_discover_opts {
 	const char *dev;   /* default /dev */
 	const char *mnt;   /* default /run/lboot/mnt */
 	int wait_ms;       /* bound on waiting for devices (lboot.wait) */
-	int stable_ms;     /* the set must stay unchanged this long (default 1000) */
+	int stable_ms;     /* quiet time (lboot.settle); 0 = 250 ms with USB, else none */
 	int no_mount;      /* probe only: fs entries get no dir */
 	FILE *log;         /* progress lines, NULL for none */
 };
@@ -40,9 +40,14 @@ int lb_devname_cmp(const char *a, const char *b);
  * *out is malloc'd. Returns 0 or negative errno. */
 int lb_discover_list(const char *sysfs, struct lb_blkdev **out, size_t *n);
 
+#define LB_DEFAULT_SETTLE_MS 250 /* with a USB host controller */
+#define LB_SETTLE_NO_USB_MS 0 /* probing finished before /init */
+
 /* Wait up to wait_ms for the device list to settle: returns as soon as at
- * least one disk exists and the list has not changed for stable_ms. Returns
- * the number of devices then present. */
+ * least one disk exists, no device is known to be on its way (a USB
+ * mass-storage interface without its disk yet, an NVMe controller not yet
+ * live) and the list has not changed for stable_ms. Returns the number of
+ * devices then present. */
 size_t lb_discover_wait(const char *sysfs, int wait_ms, int stable_ms);
 
 /*

@@ -26,6 +26,7 @@ void lb_boot_opts_init(struct lb_boot_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->timeout = -1;
 	o->wait = LB_DEFAULT_WAIT;
+	o->settle_ms = 0; /* by the hardware: see lb_discover_wait */
 }
 
 static int parse_secs(const char *v, int *out)
@@ -68,6 +69,13 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 		if (!strncmp(tok, "lboot.timeout=", 14)) {
 			if (!parse_secs(tok + 14, &o->timeout))
 				n++;
+		} else if (!strncmp(tok, "lboot.settle=", 13)) {
+			char *end;
+			long ms = strtol(tok + 13, &end, 10);
+			if (end != tok + 13 && !*end && ms >= 0 && ms <= 60000) {
+				o->settle_ms = ms ? (int)ms : 1;
+				n++;
+			}
 		} else if (!strncmp(tok, "lboot.wait=", 11)) {
 			if (!parse_secs(tok + 11, &o->wait))
 				n++;
@@ -240,7 +248,7 @@ static int boot_run(const struct lb_boot_opts *o)
 	for (;;) {
 		struct lb_discover_opts dopts = {
 			.mnt = o->mnt, .wait_ms = (first ? o->wait : 1) * 1000,
-			.stable_ms = 1000, .log = stdout,
+			.stable_ms = o->settle_ms, .log = stdout,
 		};
 		struct lb_entries l = LB_ENTRIES_INIT;
 		struct lb_fsset set = { 0 };
@@ -252,8 +260,18 @@ static int boot_run(const struct lb_boot_opts *o)
 			    first ? o->wait : 1);
 			if ((r = lb_discover(&dopts, &set, &ndev)))
 				say("lboot: device discovery: %s\n", strerror(-r));
+			if (o->debug) {
+				char up[32];
+				say("lboot: %zu devices, %zu filesystems mounted at uptime %s s\n",
+				    ndev, set.n, lb_uptime(up, sizeof(up)));
+			}
 			if ((r = lb_scan(&set, &l)))
 				say("lboot: scanning configs: %s\n", strerror(-r));
+			if (o->debug) {
+				char up[32];
+				say("lboot: %zu entries at uptime %s s\n", l.n,
+				    lb_uptime(up, sizeof(up)));
+			}
 			report_configs(&l, &set, o->debug);
 			if (o->default_sel[0] && l.n &&
 			    lb_boot_select_default(&l, o->default_sel))

@@ -15,6 +15,7 @@
 struct lb_boot_opts {
 	int timeout;         /* lboot.timeout: -1 = the config's, else 5 s */
 	int wait;            /* lboot.wait seconds */
+	int settle_ms;       /* lboot.settle: quiet time before scanning (ms), 0 = auto */
 	char default_sel[128]; /* lboot.default: entry id, title, or 0-based index */
 	int debug;           /* lboot.debug: list every entry */
 	int dry_run;         /* print what would be kexec'd, load nothing */

@@ -198,14 +198,16 @@ qemu_wait() {
 
 qemu_stop() {
 	if [ -n "${QEMU_PID:-}" ]; then
-		kill "$QEMU_PID" 2>/dev/null
-		wait "$QEMU_PID" 2>/dev/null
+		kill "$QEMU_PID" 2>/dev/null || true
+		wait "$QEMU_PID" 2>/dev/null || true
 		QEMU_PID=
 	fi
-	[ -n "${E2E_IN:-}" ] && exec {E2E_IN}>&- 2>/dev/null
+	if [ -n "${E2E_IN:-}" ]; then exec {E2E_IN}>&- 2>/dev/null || true; fi
 	E2E_IN=
 	if [ -n "${E2E_CAT:-}" ]; then
-		kill "$E2E_CAT" 2>/dev/null; wait "$E2E_CAT" 2>/dev/null; E2E_CAT=
+		kill "$E2E_CAT" 2>/dev/null || true
+		wait "$E2E_CAT" 2>/dev/null || true
+		E2E_CAT=
 	fi
 }
 

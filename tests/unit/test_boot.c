@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <limits.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "discover.h"
@@ -159,6 +161,40 @@ int main(void)
 		free(v);
 		/* a stable set with disks returns at once after stable_ms */
 		CHECK_INT(lb_discover_wait(sys, 5000, 200), 7);
+		{
+			/* a USB mass-storage interface whose disk is not there yet
+			 * keeps the wait going to its bound; once its disk shows
+			 * up under it, the wait ends after stable_ms */
+			char p[PATH_MAX], cmd[PATH_MAX + 32];
+			struct timespec a, b;
+			long ms;
+
+			snprintf(p, sizeof(p), "%s/bus/usb/drivers/usb-storage/1-1:1.0/host0/target0:0:0/0:0:0:0", sys);
+			snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", p);
+			CHECK_INT(system(cmd), 0);
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			CHECK_INT(lb_discover_wait(sys, 700, 100), 7);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+			CHECK(ms >= 650);
+			snprintf(cmd, sizeof(cmd), "mkdir -p '%s/block/sdb'", p);
+			CHECK_INT(system(cmd), 0);
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			CHECK_INT(lb_discover_wait(sys, 5000, 100), 7);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+			CHECK(ms < 4000);
+			/* an NVMe controller still resetting counts as on its way */
+			snprintf(cmd, sizeof(cmd), "mkdir -p '%s/class/nvme/nvme0' && echo resetting > '%s/class/nvme/nvme0/state'", sys, sys);
+			CHECK_INT(system(cmd), 0);
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			lb_discover_wait(sys, 500, 100);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+			CHECK(ms >= 450);
+			snprintf(cmd, sizeof(cmd), "rm -rf '%s/bus' '%s/class'", sys, sys);
+			CHECK_INT(system(cmd), 0);
+		}
 		snprintf(sys, sizeof(sys), "%s/nonexistent", tmpd);
 		CHECK_INT(lb_discover_list(sys, &v, &n), -ENOENT);
 		/* no disks at all: waits for the bound, not longer */
@@ -177,6 +213,9 @@ int main(void)
 		CHECK_INT(o.wait, 12);
 		CHECK_STR(o.default_sel, "my entry");
 		CHECK_INT(o.debug, 1);
+		CHECK_INT(o.settle_ms, 0);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.settle=1500 lboot.settle=x", &o), 1);
+		CHECK_INT(o.settle_ms, 1500);
 		lb_boot_opts_init(&o);
 		CHECK_INT(lb_boot_parse_cmdline("lboot.timeout=-1 lboot.timeout=x lboot.wait= "
 						"lboot.timeout=99999999999 lboot.timeoutx=3", &o), 0);
