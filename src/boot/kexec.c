@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "kexec.h"
 #include "uptime.h"
 #include "uki.h"
@@ -37,21 +38,12 @@ int lb_kexec_memfd(const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+/* memfd writes: ENOSPC there means out of memory */
 static int write_all(int fd, const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
+	int r = lb_write_all(fd, buf, len);
 
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == ENOSPC ? -ENOMEM : -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
+	return r == -ENOSPC ? -ENOMEM : r;
 }
 
 /* pad the memfd to a multiple of 4 bytes (initrd concatenation rule) */
@@ -185,32 +177,14 @@ static int open_file(const struct lb_fs *fs, const char *path, int *fd)
 
 static int read_whole(int fd, uint8_t **buf, size_t *len)
 {
-	struct stat st;
-	uint8_t *b;
-	size_t n = 0;
+	int r = lb_read_fd(fd, LB_KEXEC_MAX_UKI, buf, len);
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_size <= 0)
+	if (!r && !*len) {
+		free(*buf);
+		*buf = NULL;
 		return -ENOEXEC;
-	if ((uint64_t)st.st_size > LB_KEXEC_MAX_UKI)
-		return -EFBIG;
-	if (!(b = malloc((size_t)st.st_size)))
-		return -ENOMEM;
-	while (n < (size_t)st.st_size) {
-		ssize_t r = pread(fd, b + n, (size_t)st.st_size - n, (off_t)n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = r < 0 ? -errno : -EIO;
-			free(b);
-			return e;
-		}
-		n += (size_t)r;
 	}
-	*buf = b;
-	*len = n;
-	return 0;
+	return r;
 }
 
 /* the command line of a UKI's .cmdline: up to a NUL, trailing space cut */

@@ -31,6 +31,7 @@ LB_APPLET(cpio, LB_HOST,
 #include <unistd.h>
 
 #include "cpio.h"
+#include "io.h"
 #include "compress.h"
 #include "mkinitramfs.h"
 
@@ -313,20 +314,6 @@ static int clear_leaf(int pfd, const char *leaf)
 	return 0;
 }
 
-static int write_data(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 static struct link *find_link(struct xctx *c, const struct lb_cpio_entry *e)
 {
 	for (size_t i = 0; i < c->n_links; i++)
@@ -362,7 +349,7 @@ static int extract_file(struct xctx *c, const struct lb_cpio_entry *e,
 	}
 	if (fd < 0)
 		return -errno;
-	rc = write_data(fd, e->data, e->filesize);
+	rc = lb_write_all(fd, e->data, e->filesize);
 	if (!rc && c->chown && fchown(fd, e->uid, e->gid) < 0)
 		rc = -errno;
 	if (!rc && fchmod(fd, e->mode & 07777) < 0)

@@ -33,6 +33,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 #include <unistd.h>
 
 #include "cpio.h"
+#include "io.h"
 #include "compress.h"
 #include "mkinitramfs.h"
 
@@ -70,57 +71,6 @@ static int add_spec(struct lb_initramfs_file **v, size_t *n, char *spec)
 	if (!spec[0])
 		return -EINVAL;
 	(*n)++;
-	return 0;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t k = write(fd, p, len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		p += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
-/* Write out atomically: a temporary file in the same directory, renamed. */
-static int write_atomic(const char *out, const uint8_t *data, size_t len)
-{
-	char *tmp;
-	int fd, rc;
-
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", out) < 0) {
-		lb_err("%s: out of memory", out);
-		return -ENOMEM;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = -errno;
-		lb_err("%s: cannot create: %s", tmp, strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	if ((rc = write_all(fd, data, len)) < 0 ||
-	    (fchmod(fd, 0644) < 0 && (rc = -errno)) ||
-	    (fsync(fd) < 0 && (rc = -errno))) {
-		lb_err("%s: write failed: %s", tmp, strerror(-rc));
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return rc;
-	}
-	if (close(fd) < 0 || rename(tmp, out) < 0) {
-		rc = -errno;
-		lb_err("%s: cannot write: %s", out, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return rc;
-	}
-	free(tmp);
 	return 0;
 }
 
@@ -227,8 +177,10 @@ int mkinitramfs_main(int argc, char **argv)
 		       strerror(-rc));
 		goto out;
 	}
-	if (write_atomic(out, z, zlen) < 0)
+	if ((rc = lb_write_atomic(out, z, zlen, 0644)) < 0) {
+		lb_err("%s: cannot write: %s", out, strerror(-rc));
 		goto out;
+	}
 	fprintf(stderr, "lboot mkinitramfs: %s: %zu entries, %zu bytes cpio, %zu bytes %s\n",
 		out, lb_initramfs_count(img), cpio.len, zlen, lb_comp_name(comp));
 	ret = 0;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lboot.h"
+#include "io.h"
 #include "uefi/uefi.h"
 
 LB_APPLET(uefi, LB_HOST,
@@ -46,95 +47,13 @@ LB_APPLET(uefi, LB_HOST,
 
 #include "uefi/uefi.h"
 
-/* ---- files --------------------------------------------------------------------------- */
-
-static int read_file(const char *path, size_t max, uint8_t **out, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	uint8_t *b;
-	size_t n = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		int e = S_ISREG(st.st_mode) ? -errno : -EINVAL;
-		close(fd);
-		return e;
-	}
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
-		return -EFBIG;
-	}
-	b = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!b) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (n < (size_t)st.st_size) {
-		ssize_t r = read(fd, b + n, (size_t)st.st_size - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = r < 0 ? -errno : -EIO;
-			free(b);
-			close(fd);
-			return e;
-		}
-		n += (size_t)r;
-	}
-	close(fd);
-	*out = b;
-	*len = n;
-	return 0;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Write atomically: tmp file next to path, then rename. */
-static int write_atomic(const char *path, const uint8_t *p, size_t n)
-{
-	char tmp[PATH_MAX];
-	int fd, rc;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	rc = write_all(fd, p, n);
-	if (!rc && fchmod(fd, 0644))
-		rc = -errno;
-	if (!rc && fsync(fd))
-		rc = -errno;
-	if (close(fd) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
-}
-
 static struct lb_uefi_image *load(const char *path, unsigned flags)
 {
 	struct lb_uefi_image *img = NULL;
 	char why[LB_UEFI_ERRLEN];
 	uint8_t *buf;
 	size_t len;
-	int rc = read_file(path, LB_UEFI_MAX_IMAGE, &buf, &len);
+	int rc = lb_read_path(path, LB_UEFI_MAX_IMAGE, &buf, &len);
 
 	if (rc) {
 		lb_err("%s: %s", path, rc == -EFBIG ? "larger than the 256 MiB cap" : strerror(-rc));
@@ -285,7 +204,7 @@ static int dump(struct lb_uefi_image *img, struct lb_uefi_node *n, int body, con
 		lb_err("%s: %s", path, img->err[0] ? img->err : strerror(-rc));
 		return rc;
 	}
-	rc = write_atomic(path, b, l);
+	rc = lb_write_atomic(path, b, l, 0644);
 	free(b);
 	if (rc)
 		lb_err("%s: %s", path, strerror(-rc));
@@ -364,7 +283,7 @@ static int extract_tree(struct lb_uefi_image *img, struct lb_uefi_node *n, const
 			size_t l;
 			if (!lb_uefi_node_bytes(img, c, 0, &b, &l)) {
 				snprintf(f, sizeof(f), "%s/header.bin", path);
-				rc = write_atomic(f, b, l < c->hdr_len ? l : c->hdr_len);
+				rc = lb_write_atomic(f, b, l < c->hdr_len ? l : c->hdr_len, 0644);
 				free(b);
 				if (rc)
 					return rc;
@@ -417,7 +336,7 @@ static int read_keep(const char *path, char ***list, size_t *n)
 	uint8_t *b;
 	size_t len, cnt = 0;
 	char **v = NULL, *s, *save = NULL;
-	int rc = read_file(path, 1u << 20, &b, &len);
+	int rc = lb_read_path(path, 1u << 20, &b, &len);
 
 	if (rc)
 		return rc;
@@ -521,7 +440,7 @@ static int apply(struct lb_uefi_image *img, struct op *o)
 			       o->into ? "no such volume (--into)" : "no volume holds a DXE core");
 			return -ENOENT;
 		}
-		if ((rc = read_file(o->arg, 64u << 20, &buf, &len))) {
+		if ((rc = lb_read_path(o->arg, 64u << 20, &buf, &len))) {
 			lb_err("%s %s: %s", what, o->arg, strerror(-rc));
 			return rc;
 		}
@@ -536,7 +455,7 @@ static int apply(struct lb_uefi_image *img, struct op *o)
 				return -EINVAL;
 			}
 			if (o->depex && strcasecmp(o->depex, "TRUE")) {
-				if ((rc = read_file(o->depex, 1u << 20, &dep, &dlen))) {
+				if ((rc = lb_read_path(o->depex, 1u << 20, &dep, &dlen))) {
 					lb_err("--depex %s: %s", o->depex, strerror(-rc));
 					free(buf);
 					return rc;
@@ -596,7 +515,7 @@ static int apply(struct lb_uefi_image *img, struct op *o)
 			lb_err("--replace %s: no such file", sel);
 			return -ENOENT;
 		}
-		if ((rc = read_file(eq + 1, 64u << 20, &buf, &len))) {
+		if ((rc = lb_read_path(eq + 1, 64u << 20, &buf, &len))) {
 			lb_err("--replace %s: %s", eq + 1, strerror(-rc));
 			return rc;
 		}
@@ -716,7 +635,7 @@ static int cmd_edit(int argc, char **argv)
 		}
 	}
 	{
-		int r = write_atomic(out, res, rlen);
+		int r = lb_write_atomic(out, res, rlen, 0644);
 		if (r) {
 			lb_err("%s: %s", out, strerror(-r));
 			goto done;

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "mkinitramfs.h"
 
 struct node {
@@ -359,28 +360,14 @@ int lb_initramfs_read_host(const char *path, size_t max,
 		seterr(err, errsz, "%s: is the output file", path);
 		goto out;
 	}
-	if ((uint64_t)st.st_size > max) {
-		rc = -EFBIG;
-		seterr(err, errsz, "%s: larger than %zu bytes", path, max);
-		goto out;
-	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!buf) {
-		rc = -ENOMEM;
-		seterr(err, errsz, "%s: out of memory", path);
-		goto out;
-	}
-	while (n < (size_t)st.st_size) {
-		ssize_t k = read(fd, buf + n, (size_t)st.st_size - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			rc = k < 0 ? -errno : -EIO;
+	if ((rc = lb_read_fd(fd, max, &buf, &n))) {
+		if (rc == -EFBIG)
+			seterr(err, errsz, "%s: larger than %zu bytes", path, max);
+		else
 			seterr(err, errsz, "%s: %s", path,
-			       k < 0 ? strerror(errno) : "file shrank while reading");
-			goto out;
-		}
-		n += (size_t)k;
+			       rc == -EIO ? "file shrank while reading" : strerror(-rc));
+		buf = NULL;
+		goto out;
 	}
 	close(fd);
 	*data = buf;

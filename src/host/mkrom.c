@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "mkrom.h"
 #include "uefi/uefi.h"
 #include "dxe/guids.h"
@@ -68,29 +69,15 @@ static int read_file(const char *path, size_t max, uint8_t **out, size_t *len,
 		seterr(err, errsz, "%s: not a regular file", path);
 		goto fail;
 	}
-	if ((uint64_t)st.st_size > max) {
-		rc = -EFBIG;
-		seterr(err, errsz, "%s: %lld bytes, more than the %zu allowed", path,
-		       (long long)st.st_size, max);
-		goto fail;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		rc = -ENOMEM;
-		seterr(err, errsz, "%s: out of memory", path);
-		goto fail;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			rc = k < 0 ? -errno : -EIO;
+	if ((rc = lb_read_fd(fd, max, &buf, &got))) {
+		if (rc == -EFBIG)
+			seterr(err, errsz, "%s: %lld bytes, more than the %zu allowed", path,
+			       (long long)st.st_size, max);
+		else
 			seterr(err, errsz, "%s: read: %s", path,
-			       k < 0 ? strerror(-rc) : "file shrank");
-			goto fail;
-		}
-		got += (size_t)k;
+			       rc == -EIO ? "file shrank" : strerror(-rc));
+		buf = NULL;
+		goto fail;
 	}
 	buf[got] = 0;
 	if (id) {
@@ -108,56 +95,14 @@ fail:
 	return rc;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t k = write(fd, p, len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		p += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Write path atomically (temporary file in the same directory + rename). */
 static int write_atomic(const char *path, const uint8_t *data, size_t len,
 			char *err, size_t errsz)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	int fd, rc;
+	int rc = lb_write_atomic(path, data, len, 0644);
 
-	if (!tmp) {
-		seterr(err, errsz, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp.XXXXXX", 12);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = -errno;
-		seterr(err, errsz, "%s: cannot create a temporary file: %s", path,
-		       strerror(-rc));
-		free(tmp);
-		return rc;
-	}
-	rc = write_all(fd, data, len);
-	if (!rc && fchmod(fd, 0644) < 0)
-		rc = -errno;
-	if (!rc && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc) {
+	if (rc)
 		seterr(err, errsz, "%s: write: %s", path, strerror(-rc));
-		unlink(tmp);
-	}
-	free(tmp);
 	return rc;
 }
 

@@ -1,0 +1,111 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io.h"
+
+int lb_write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int lb_read_fd(int fd, size_t max, uint8_t **out, size_t *len)
+{
+	struct stat st;
+	uint8_t *b;
+	size_t n = 0, size;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_size < 0 || (uint64_t)st.st_size > max)
+		return -EFBIG;
+	size = (size_t)st.st_size;
+	if (!(b = malloc(size + 1)))
+		return -ENOMEM;
+	while (n < size) {
+		ssize_t r = pread(fd, b + n, size - n, (off_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? -errno : -EIO;
+			free(b);
+			return e;
+		}
+		n += (size_t)r;
+	}
+	b[n] = 0;
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = lb_read_fd(fd, max, out, len);
+	close(fd);
+	return r;
+}
+
+int lb_write_atomic(const char *path, const void *p, size_t len, mode_t mode)
+{
+	struct stat st;
+	size_t n = strlen(path);
+	char *tmp;
+	int fd, rc;
+
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+			return -errno;
+		rc = lb_write_all(fd, p, len);
+		if (close(fd) < 0 && !rc)
+			rc = -errno;
+		return rc;
+	}
+	if (!(tmp = malloc(n + 16)))
+		return -ENOMEM;
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".tmp.XXXXXX", 12);
+	if ((fd = mkstemp(tmp)) < 0) {
+		rc = -errno;
+		free(tmp);
+		return rc;
+	}
+	rc = lb_write_all(fd, p, len);
+	if (!rc && fchmod(fd, mode) < 0)
+		rc = -errno;
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,23 @@
+/* Small file I/O helpers shared by the applets, host tools and the target:
+ * whole writes, capped whole reads, atomic replacement. Negative errno. */
+#ifndef LB_IO_H
+#define LB_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* write(2) until done (EINTR retried). */
+int lb_write_all(int fd, const void *p, size_t len);
+/* Read a whole regular file from fd into a malloc'd buffer with one spare
+ * NUL byte after the data; -EFBIG when larger than max, -EIO if it shrank. */
+int lb_read_fd(int fd, size_t max, uint8_t **out, size_t *len);
+/* The same by path; -EINVAL when it is not a regular file. */
+int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len);
+/* Replace path atomically: a temporary file in the same directory, written,
+ * fsync'd and renamed over it (mode applied). A path that exists and is not
+ * a regular file (/dev/stdout, a pipe) is written in place instead, never
+ * replaced. */
+int lb_write_atomic(const char *path, const void *p, size_t len, mode_t mode);
+
+#endif
