@@ -112,3 +112,15 @@ json_check "entries rhel8 kernelopts expanded" "$tmp/rhel8.json" \
 	'all("$" not in e["cmdline"] and "root=" in e["cmdline"] for e in d)'
 json_check "entries rhel8 default is the newest" "$tmp/rhel8.json" \
 	'[e["kernel"] for e in d if e["default"]] == ["/vmlinuz-4.18.0-513.5.1.el8_9.x86_64"]'
+
+# the Debian 12 installer's real GRUB menu (debian-installer-12-netboot-amd64):
+# nested submenus, loadfont/background_image/play ignored, 'Install' default
+"$L" entries --json "$F/grub/debian-installer" >"$tmp/di.json" 2>/dev/null
+json_check "entries debian-installer grub: default is Install" "$tmp/di.json" \
+	'[e["title"] for e in d if e["default"]] == ["Install"] and d[0]["cmdline"] == "vga=788 --- quiet"'
+json_check "entries debian-installer grub: all 26 entries with kernel and initrd" "$tmp/di.json" \
+	'len(d) == 26 and all(e["kernel"] == "/debian-installer/amd64/linux" and e["initrd"] == ["/debian-installer/amd64/initrd.gz"] for e in d)'
+json_check "entries debian-installer grub: nested submenu ids" "$tmp/di.json" \
+	'any(e["id"] == "Advanced options ...>... Desktop environment menu ...>... KDE Plasma desktop boot menu ...>... Install" and e["cmdline"] == "desktop=kde vga=788 --- quiet" for e in d)'
+json_check "entries debian-installer grub: rescue mode" "$tmp/di.json" \
+	'any(e["id"] == "Advanced options ...>... Rescue mode" and "rescue/enable=true" in e["cmdline"] for e in d)'
