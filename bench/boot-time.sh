@@ -34,6 +34,7 @@ echo "bbinit: start $(/bin/busybox cut -d' ' -f1 /proc/uptime)"
 /bin/busybox mount -t devtmpfs dev /dev
 while [ ! -b /dev/vda1 ]; do /bin/busybox usleep 20000; done
 /bin/busybox mount -o ro -t ext4 /dev/vda1 /mnt
+echo "bbinit: mounted $(/bin/busybox cut -d' ' -f1 /proc/uptime)"
 /sbin/kexec -s -l /mnt/boot/vmlinuz --initrd=/mnt/boot/initrd.img --command-line="console=ttyS0,115200 bench=1"
 echo "bbinit: kexec $(/bin/busybox cut -d' ' -f1 /proc/uptime)"
 /sbin/kexec -e
