@@ -183,6 +183,24 @@ static size_t visible(const struct lb_entries *l, size_t *vis, size_t cap)
 	return k;
 }
 
+/* How deep in submenus an entry sits: GRUB ids are "sub>entry" paths
+ * (">>" is a literal '>'), so nested entries are indented under their
+ * submenu's siblings instead of all looking top-level. */
+static int depth(const struct lb_entry *e)
+{
+	int d = 0;
+
+	for (const char *p = e->id; p && *p; p++) {
+		if (p[0] == '>' && p[1] == '>') {
+			p++;
+			continue;
+		}
+		if (*p == '>')
+			d++;
+	}
+	return d > 3 ? 3 : d;
+}
+
 static void show(const struct lb_menu *m, const struct lb_entries *l,
 		 const struct lb_fsset *set, const size_t *vis, size_t k,
 		 int shell)
@@ -194,8 +212,8 @@ static void show(const struct lb_menu *m, const struct lb_entries *l,
 		out(m, "  (no bootable entries)\n");
 	for (size_t i = 0; i < k; i++) {
 		const struct lb_entry *e = &l->v[vis[i]];
-		out(m, " %c%2zu) %s (%s)%s\n", (long)vis[i] == d ? '*' : ' ', i + 1,
-		    e->title ? e->title : e->kernel ? e->kernel : "?",
+		out(m, " %c%2zu) %*s%s (%s)%s\n", (long)vis[i] == d ? '*' : ' ', i + 1,
+		    2 * depth(e), "", e->title ? e->title : e->kernel ? e->kernel : "?",
 		    lb_entry_device(set, e), (long)vis[i] == d ? " [default]" : "");
 	}
 	if (k)
