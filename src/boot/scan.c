@@ -164,14 +164,15 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	       struct lb_entries *out)
 {
 	struct lb_entries g = LB_ENTRIES_INIT;
-	int r, blscfg = 0, grub_real = 0;
+	const char *grub_cfg = NULL;
+	int r, blscfg;
 
-	/* a GRUB config running blscfg owns the BLS entries of this fs */
-	for (size_t i = 0; i < N(grub_paths); i++)
-		if (isfile(fs, grub_paths[i])) {
-			blscfg = has_blscfg(fs, grub_paths[i]);
-			break;
-		}
+	/* the real GRUB config: the first of grub_paths that exists; when it
+	 * runs blscfg it owns the BLS entries of this filesystem */
+	for (size_t i = 0; i < N(grub_paths) && !grub_cfg; i++)
+		if (isfile(fs, grub_paths[i]))
+			grub_cfg = grub_paths[i];
+	blscfg = grub_cfg && has_blscfg(fs, grub_cfg);
 	/* 1. systemd-boot / BLS at the partition root */
 	if (exists(fs, "/loader/loader.conf") ||
 	    (isdir(fs, "/loader/entries") && !blscfg) ||
@@ -182,16 +183,12 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 			return r;
 	}
 	/* 2. GRUB */
-	for (size_t i = 0; i < N(grub_paths) && !grub_real; i++) {
-		if (!isfile(fs, grub_paths[i]))
-			continue;
-		grub_real = 1;
-		blscfg |= has_blscfg(fs, grub_paths[i]);
-		r = lb_grub_parse(all, fs, grub_paths[i], &g);
-		if ((r = group_done(out, &g, r, grub_paths[i])))
+	if (grub_cfg) {
+		r = lb_grub_parse(all, fs, grub_cfg, &g);
+		if ((r = group_done(out, &g, r, grub_cfg)))
 			return r;
 	}
-	if (!grub_real && isdir(fs, "/EFI")) {
+	if (!grub_cfg && isdir(fs, "/EFI")) {
 		char **names = NULL;
 		size_t n = 0;
 
