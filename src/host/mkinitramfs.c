@@ -34,19 +34,6 @@ struct lb_initramfs {
 	uint32_t mtime;
 };
 
-static void seterr(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
-
 static uint64_t hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -342,29 +329,29 @@ int lb_initramfs_read_host(const char *path, size_t max,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		rc = -errno;
-		seterr(err, errsz, "%s: %s", path, strerror(errno));
+		lb_seterr(err, errsz, "%s: %s", path, strerror(errno));
 		return rc;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
-		seterr(err, errsz, "%s: %s", path, strerror(errno));
+		lb_seterr(err, errsz, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		rc = -EINVAL;
-		seterr(err, errsz, "%s: not a regular file", path);
+		lb_seterr(err, errsz, "%s: not a regular file", path);
 		goto out;
 	}
 	if (avoid && avoid->set && st.st_dev == avoid->dev && st.st_ino == avoid->ino) {
 		rc = -EEXIST;
-		seterr(err, errsz, "%s: is the output file", path);
+		lb_seterr(err, errsz, "%s: is the output file", path);
 		goto out;
 	}
 	if ((rc = lb_read_fd(fd, max, &buf, &n))) {
 		if (rc == -EFBIG)
-			seterr(err, errsz, "%s: larger than %zu bytes", path, max);
+			lb_seterr(err, errsz, "%s: larger than %zu bytes", path, max);
 		else
-			seterr(err, errsz, "%s: %s", path,
+			lb_seterr(err, errsz, "%s: %s", path,
 			       rc == -EIO ? "file shrank while reading" : strerror(-rc));
 		buf = NULL;
 		goto out;
@@ -389,11 +376,11 @@ struct walkctx {
 static int add_err(struct walkctx *c, int rc, const char *src, const char *dst)
 {
 	if (rc == -EEXIST)
-		seterr(c->err, c->errsz, "%s: /%s is already in the image", src, dst);
+		lb_seterr(c->err, c->errsz, "%s: /%s is already in the image", src, dst);
 	else if (rc == -ENOTDIR)
-		seterr(c->err, c->errsz, "%s: a parent of /%s is not a directory", src, dst);
+		lb_seterr(c->err, c->errsz, "%s: a parent of /%s is not a directory", src, dst);
 	else
-		seterr(c->err, c->errsz, "%s: cannot add as /%s: %s", src, dst,
+		lb_seterr(c->err, c->errsz, "%s: cannot add as /%s: %s", src, dst,
 		       strerror(-rc));
 	return rc;
 }
@@ -418,14 +405,14 @@ static int add_tree(struct walkctx *c, const char *src, const char *dst,
 	int rc = 0;
 
 	if (depth > LB_INITRAMFS_MAX_DEPTH) {
-		seterr(c->err, c->errsz, "%s: directories nested too deep", src);
+		lb_seterr(c->err, c->errsz, "%s: directories nested too deep", src);
 		return -ELOOP;
 	}
 	if (dst[0] && (rc = lb_initramfs_add_dir(c->r, dst, st->st_mode)) < 0)
 		return add_err(c, rc, src, dst);
 	if (!(d = opendir(src))) {
 		rc = -errno;
-		seterr(c->err, c->errsz, "%s: %s", src, strerror(errno));
+		lb_seterr(c->err, c->errsz, "%s: %s", src, strerror(errno));
 		return rc;
 	}
 	while ((de = readdir(d))) {
@@ -449,19 +436,19 @@ static int add_tree(struct walkctx *c, const char *src, const char *dst,
 	}
 	closedir(d);
 	if (rc < 0)
-		seterr(c->err, c->errsz, "%s: out of memory", src);
+		lb_seterr(c->err, c->errsz, "%s: out of memory", src);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		char s[PATH_MAX], t[LB_CPIO_MAX_NAME];
 		struct stat cst;
 		if (join(s, sizeof(s), src, names[i]) < 0 ||
 		    join(t, sizeof(t), dst, names[i]) < 0) {
 			rc = -ENAMETOOLONG;
-			seterr(c->err, c->errsz, "%s/%s: path too long", src, names[i]);
+			lb_seterr(c->err, c->errsz, "%s/%s: path too long", src, names[i]);
 			break;
 		}
 		if (lstat(s, &cst) < 0) {
 			rc = -errno;
-			seterr(c->err, c->errsz, "%s: %s", s, strerror(errno));
+			lb_seterr(c->err, c->errsz, "%s: %s", s, strerror(errno));
 			break;
 		}
 		rc = add_one(c, s, t, &cst, depth + 1);
@@ -480,7 +467,7 @@ static int add_one(struct walkctx *c, const char *src, const char *dst,
 	if (S_ISDIR(st->st_mode))
 		return add_tree(c, src, dst, st, depth);
 	if (!dst[0]) {
-		seterr(c->err, c->errsz, "%s: only a directory can go to /", src);
+		lb_seterr(c->err, c->errsz, "%s: only a directory can go to /", src);
 		return -EINVAL;
 	}
 	if (S_ISREG(st->st_mode)) {
@@ -496,11 +483,11 @@ static int add_one(struct walkctx *c, const char *src, const char *dst,
 		ssize_t k = readlink(src, t, sizeof(t));
 		if (k < 0) {
 			rc = -errno;
-			seterr(c->err, c->errsz, "%s: %s", src, strerror(errno));
+			lb_seterr(c->err, c->errsz, "%s: %s", src, strerror(errno));
 			return rc;
 		}
 		if (k == 0 || (size_t)k > LB_CPIO_MAX_LINK) {
-			seterr(c->err, c->errsz, "%s: symlink target too long", src);
+			lb_seterr(c->err, c->errsz, "%s: symlink target too long", src);
 			return -ENAMETOOLONG;
 		}
 		t[k] = 0;
@@ -528,13 +515,13 @@ int lb_initramfs_add_host(struct lb_initramfs *r, const char *src,
 
 	if (stat(src, &st) < 0) {
 		rc = -errno;
-		seterr(err, errsz, "%s: %s", src, strerror(errno));
+		lb_seterr(err, errsz, "%s: %s", src, strerror(errno));
 		return rc;
 	}
 	while (*dst == '/')
 		dst++;
 	if ((rc = lb_cpio_safe_path(dst, d, sizeof(d))) < 0) {
-		seterr(err, errsz, "%s: bad destination '%s'", src, dst);
+		lb_seterr(err, errsz, "%s: bad destination '%s'", src, dst);
 		return rc;
 	}
 	/* "DIR/" as destination: put src under it, keeping its name */
@@ -557,7 +544,7 @@ int lb_initramfs_add_host(struct lb_initramfs *r, const char *src,
 		if (!bl || (bl == 1 && base[0] == '.') ||
 		    (bl == 2 && !memcmp(base, "..", 2)) ||
 		    (size_t)snprintf(tmp, sizeof(tmp), "%s/%.*s", d, (int)bl, base) >= sizeof(tmp)) {
-			seterr(err, errsz, "%s: cannot name it under '%s'", src, dst);
+			lb_seterr(err, errsz, "%s: cannot name it under '%s'", src, dst);
 			return -EINVAL;
 		}
 		strcpy(d, tmp);
@@ -602,18 +589,18 @@ int lb_initramfs_busybox_applets(const char *busybox, char ***out, size_t *nout,
 
 	if (access(busybox, X_OK) < 0) {
 		rc = -errno;
-		seterr(err, errsz, "%s: not executable: %s", busybox, strerror(errno));
+		lb_seterr(err, errsz, "%s: not executable: %s", busybox, strerror(errno));
 		return rc;
 	}
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		rc = -errno;
-		seterr(err, errsz, "pipe: %s", strerror(errno));
+		lb_seterr(err, errsz, "pipe: %s", strerror(errno));
 		return rc;
 	}
 	pid = fork();
 	if (pid < 0) {
 		rc = -errno;
-		seterr(err, errsz, "fork: %s", strerror(errno));
+		lb_seterr(err, errsz, "fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
 		return rc;
@@ -653,13 +640,13 @@ int lb_initramfs_busybox_applets(const char *busybox, char ***out, size_t *nout,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (rc < 0) {
-		seterr(err, errsz, "%s --list: %s", busybox,
+		lb_seterr(err, errsz, "%s --list: %s", busybox,
 		       rc == -EFBIG ? "output too large" : strerror(-rc));
 		goto out;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		rc = -ECHILD;
-		seterr(err, errsz, "%s --list: failed (status %d)", busybox,
+		lb_seterr(err, errsz, "%s --list: failed (status %d)", busybox,
 		       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		goto out;
 	}
@@ -672,13 +659,13 @@ int lb_initramfs_busybox_applets(const char *busybox, char ***out, size_t *nout,
 			continue;
 		if (!applet_name_ok(p, l)) {
 			rc = -EINVAL;
-			seterr(err, errsz, "%s --list: bad applet name '%.*s'", busybox,
+			lb_seterr(err, errsz, "%s --list: bad applet name '%.*s'", busybox,
 			       (int)(l > 64 ? 64 : l), p);
 			goto out;
 		}
 		if (n == MAX_APPLETS) {
 			rc = -E2BIG;
-			seterr(err, errsz, "%s --list: too many applets", busybox);
+			lb_seterr(err, errsz, "%s --list: too many applets", busybox);
 			goto out;
 		}
 		if (!names && !(names = calloc(MAX_APPLETS, sizeof(*names)))) {
@@ -693,7 +680,7 @@ int lb_initramfs_busybox_applets(const char *busybox, char ***out, size_t *nout,
 	}
 	if (!n) {
 		rc = -ENOENT;
-		seterr(err, errsz, "%s --list: no applets listed", busybox);
+		lb_seterr(err, errsz, "%s --list: no applets listed", busybox);
 		goto out;
 	}
 	qsort(names, n, sizeof(*names), cmp_str);
@@ -703,7 +690,7 @@ int lb_initramfs_busybox_applets(const char *busybox, char ***out, size_t *nout,
 	n = 0;
 out:
 	if (rc == -ENOMEM)
-		seterr(err, errsz, "%s --list: out of memory", busybox);
+		lb_seterr(err, errsz, "%s --list: out of memory", busybox);
 	lb_initramfs_names_free(names, n);
 	free(buf);
 	return rc;
@@ -725,7 +712,7 @@ int lb_initramfs_build(const struct lb_initramfs_opts *o,
 	int rc;
 
 	if ((rc = lb_initramfs_new(&r, o->mtime)) < 0) {
-		seterr(err, errsz, "out of memory");
+		lb_seterr(err, errsz, "out of memory");
 		return rc;
 	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
@@ -774,7 +761,7 @@ int lb_initramfs_build(const struct lb_initramfs_opts *o,
 		if (rc < 0)
 			goto fail;
 		if ((rc = add(r, "bin/busybox", S_IFREG | 0755, 0, 0, data, len)) < 0) {
-			seterr(err, errsz, "%s: cannot add as /bin/busybox: %s",
+			lb_seterr(err, errsz, "%s: cannot add as /bin/busybox: %s",
 			       o->busybox, strerror(-rc));
 			goto fail;
 		}
@@ -791,7 +778,7 @@ int lb_initramfs_build(const struct lb_initramfs_opts *o,
 	*out = r;
 	return 0;
 fail_mem:
-	seterr(err, errsz, "building the image: %s", strerror(-rc));
+	lb_seterr(err, errsz, "building the image: %s", strerror(-rc));
 fail:
 	lb_initramfs_names_free(applets, n_applets);
 	lb_initramfs_free(r);

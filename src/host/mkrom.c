@@ -18,19 +18,6 @@
 /* EFI_SYSTEM_NV_DATA_FV_GUID: the NVRAM volume of a combined OVMF.fd. */
 #define NVRAM_FS_GUID "FFF12B8D-7696-4C8B-A985-2747075B4F50"
 
-static void seterr(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
-
 void lb_mkrom_strv_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -56,25 +43,25 @@ static int read_file(const char *path, size_t max, uint8_t **out, size_t *len,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		seterr(err, errsz, "%s: %s", path, strerror(-rc));
+		lb_seterr(err, errsz, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
-		seterr(err, errsz, "%s: %s", path, strerror(-rc));
+		lb_seterr(err, errsz, "%s: %s", path, strerror(-rc));
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		rc = -EINVAL;
-		seterr(err, errsz, "%s: not a regular file", path);
+		lb_seterr(err, errsz, "%s: not a regular file", path);
 		goto fail;
 	}
 	if ((rc = lb_read_fd(fd, max, &buf, &got))) {
 		if (rc == -EFBIG)
-			seterr(err, errsz, "%s: %lld bytes, more than the %zu allowed", path,
+			lb_seterr(err, errsz, "%s: %lld bytes, more than the %zu allowed", path,
 			       (long long)st.st_size, max);
 		else
-			seterr(err, errsz, "%s: read: %s", path,
+			lb_seterr(err, errsz, "%s: read: %s", path,
 			       rc == -EIO ? "file shrank" : strerror(-rc));
 		buf = NULL;
 		goto fail;
@@ -102,7 +89,7 @@ static int write_atomic(const char *path, const uint8_t *data, size_t len,
 	int rc = lb_write_atomic(path, data, len, 0644);
 
 	if (rc)
-		seterr(err, errsz, "%s: write: %s", path, strerror(-rc));
+		lb_seterr(err, errsz, "%s: write: %s", path, strerror(-rc));
 	return rc;
 }
 
@@ -166,14 +153,14 @@ int lb_mkrom_parse_list(const char *text, size_t len, char ***keep, size_t *n_ke
 			continue;
 		if (memchr(text + a, 0, b - a)) {
 			rc = -EINVAL;
-			seterr(err, errsz, "line %zu: NUL byte", lineno);
+			lb_seterr(err, errsz, "line %zu: NUL byte", lineno);
 			goto fail;
 		}
 		if (b - a > 7 && !memcmp(text + a, "remove", 6) &&
 		    (text[a + 6] == ' ' || text[a + 6] == '\t')) {
 			if (!remove) {
 				rc = -EINVAL;
-				seterr(err, errsz, "line %zu: 'remove' lines are not "
+				lb_seterr(err, errsz, "line %zu: 'remove' lines are not "
 				       "accepted here", lineno);
 				goto fail;
 			}
@@ -185,20 +172,20 @@ int lb_mkrom_parse_list(const char *text, size_t len, char ***keep, size_t *n_ke
 		if (b - a >= sizeof(buf) || lb_guid_parse((memcpy(buf, text + a, b - a),
 							  buf[b - a] = 0, buf), g) < 0) {
 			rc = -EINVAL;
-			seterr(err, errsz, "line %zu: not a GUID (want one "
+			lb_seterr(err, errsz, "line %zu: not a GUID (want one "
 			       "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX or 'remove GUID' "
 			       "per line)", lineno);
 			goto fail;
 		}
 		if (nk + nr >= LB_MKROM_MAX_KEEP) {
 			rc = -E2BIG;
-			seterr(err, errsz, "line %zu: more than %d GUIDs", lineno,
+			lb_seterr(err, errsz, "line %zu: more than %d GUIDs", lineno,
 			       LB_MKROM_MAX_KEEP);
 			goto fail;
 		}
 		rc = is_remove ? strv_push(&rv, &nr, g) : strv_push(&kv, &nk, g);
 		if (rc) {
-			seterr(err, errsz, "out of memory");
+			lb_seterr(err, errsz, "out of memory");
 			goto fail;
 		}
 	}
@@ -382,12 +369,12 @@ static int add_file(struct lb_uefi_image *img, struct lb_uefi_node *vol,
 
 	rc = lb_uefi_ffs_build(spec, &ffs, &len);
 	if (rc) {
-		seterr(err, errsz, "building the %s FFS file: %s", what, strerror(-rc));
+		lb_seterr(err, errsz, "building the %s FFS file: %s", what, strerror(-rc));
 		return rc;
 	}
 	rc = vol ? lb_uefi_insert(img, vol, ffs, len, NULL) : -ENOENT;
 	if (rc)
-		seterr(err, errsz, "inserting the %s file: %s%s%s", what, strerror(-rc),
+		lb_seterr(err, errsz, "inserting the %s file: %s%s%s", what, strerror(-rc),
 		       img->err[0] ? ": " : "", img->err);
 	free(ffs);
 	return rc;
@@ -425,11 +412,11 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 
 	memset(r, 0, sizeof(*r));
 	if (!o->dxe || !o->out) {
-		seterr(err, errsz, "the DXE driver and the output are required");
+		lb_seterr(err, errsz, "the DXE driver and the output are required");
 		return -EINVAL;
 	}
 	if (o->cmdline && strlen(o->cmdline) > LBOOT_CMDLINE_MAX) {
-		seterr(err, errsz, "command line: %zu bytes, more than %d",
+		lb_seterr(err, errsz, "command line: %zu bytes, more than %d",
 		       strlen(o->cmdline), LBOOT_CMDLINE_MAX);
 		return -E2BIG;
 	}
@@ -454,13 +441,13 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		rc = lb_mkrom_parse_list((const char *)keep_buf, keep_len, &keep, &n_keep,
 					 &remove, &n_remove, why, sizeof(why));
 		if (rc) {
-			seterr(err, errsz, "%s: %s", o->keep, why);
+			lb_seterr(err, errsz, "%s: %s", o->keep, why);
 			goto out;
 		}
 		for (size_t i = 0; i < n_keep; i++) {
 			if (!strcmp(keep[i], BDSDXE_GUID)) {
 				rc = -EINVAL;
-				seterr(err, errsz, "%s: keeps BdsDxe (%s), which lbootdxe "
+				lb_seterr(err, errsz, "%s: keeps BdsDxe (%s), which lbootdxe "
 				       "replaces: remove that line", o->keep, BDSDXE_GUID);
 				goto out;
 			}
@@ -468,26 +455,26 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	}
 	if (dxe_len < 2 || dxe[0] != 'M' || dxe[1] != 'Z') {
 		rc = -EINVAL;
-		seterr(err, errsz, "%s: not a PE image (no MZ header)", o->dxe);
+		lb_seterr(err, errsz, "%s: not a PE image (no MZ header)", o->dxe);
 		goto out;
 	}
 	if (kernel && (kernel_len < 2 || kernel[0] != 'M' || kernel[1] != 'Z')) {
 		rc = -EINVAL;
-		seterr(err, errsz, "%s: not an EFI-stub kernel (no MZ/PE header)", o->kernel);
+		lb_seterr(err, errsz, "%s: not an EFI-stub kernel (no MZ/PE header)", o->kernel);
 		goto out;
 	}
 
 	/* parse and inspect the base */
 	rc = lb_uefi_parse(base_buf, base_len, 0, &img, why, sizeof(why));
 	if (rc) {
-		seterr(err, errsz, "%s: %s", base, why[0] ? why : strerror(-rc));
+		lb_seterr(err, errsz, "%s: %s", base, why[0] ? why : strerror(-rc));
 		goto out;
 	}
 	rc = list_dxe(img, &before, &n_before);
 	if (rc == 0)
 		rc = measure(img, &r->comp_before, &r->free_before);
 	if (rc) {
-		seterr(err, errsz, "%s: %s", base, rc == -ENOENT ?
+		lb_seterr(err, errsz, "%s: %s", base, rc == -ENOENT ?
 		       "no DXE volume (no firmware volume holds a DXE_CORE file)" :
 		       strerror(-rc));
 		goto out;
@@ -503,7 +490,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			if (nv)
 				r->keep_missing = nv;
 			rc = -ENOMEM;
-			seterr(err, errsz, "out of memory");
+			lb_seterr(err, errsz, "out of memory");
 			goto out;
 		}
 		r->keep_missing = nv;
@@ -514,7 +501,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	if (o->keep) {
 		rc = lb_uefi_keep_only(img, (const char *const *)keep, n_keep, NULL);
 		if (rc) {
-			seterr(err, errsz, "%s: removing drivers: %s%s%s", base,
+			lb_seterr(err, errsz, "%s: removing drivers: %s%s%s", base,
 			       strerror(-rc), img->err[0] ? ": " : "", img->err);
 			goto out;
 		}
@@ -525,7 +512,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			break;
 		rc = lb_uefi_remove(img, bds);
 		if (rc) {
-			seterr(err, errsz, "%s: removing BdsDxe: %s", base, strerror(-rc));
+			lb_seterr(err, errsz, "%s: removing BdsDxe: %s", base, strerror(-rc));
 			goto out;
 		}
 	}
@@ -543,7 +530,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			    f->type == LB_FV_FILETYPE_DXE_CORE ||
 			    f->type == LB_FV_FILETYPE_FIRMWARE_VOLUME_IMAGE) {
 				rc = -EINVAL;
-				seterr(err, errsz, "%s: refusing to remove %s (%s %s): the "
+				lb_seterr(err, errsz, "%s: refusing to remove %s (%s %s): the "
 				       "ROM could not boot", o->keep, remove[i],
 				       lb_uefi_type_name(f), f->name ? f->name : "");
 				goto out;
@@ -551,7 +538,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			nv = realloc(r->removed_other, (r->n_removed_other + 1) * sizeof(*nv));
 			if (!nv) {
 				rc = -ENOMEM;
-				seterr(err, errsz, "out of memory");
+				lb_seterr(err, errsz, "out of memory");
 				goto out;
 			}
 			r->removed_other = nv;
@@ -562,13 +549,13 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			nv->size = f->size;
 			if (!(nv->name = strdup(f->name ? f->name : ""))) {
 				rc = -ENOMEM;
-				seterr(err, errsz, "out of memory");
+				lb_seterr(err, errsz, "out of memory");
 				goto out;
 			}
 			r->n_removed_other++;
 			rc = lb_uefi_remove(img, f);
 			if (rc) {
-				seterr(err, errsz, "%s: removing %s: %s", base, remove[i],
+				lb_seterr(err, errsz, "%s: removing %s: %s", base, remove[i],
 				       strerror(-rc));
 				goto out;
 			}
@@ -581,7 +568,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 				if (nv)
 					r->remove_missing = nv;
 				rc = -ENOMEM;
-				seterr(err, errsz, "out of memory");
+				lb_seterr(err, errsz, "out of memory");
 				goto out;
 			}
 			r->remove_missing = nv;
@@ -590,7 +577,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	}
 	rc = list_dxe(img, &after, &n_after);
 	if (rc) {
-		seterr(err, errsz, "%s: %s", base, strerror(-rc));
+		lb_seterr(err, errsz, "%s: %s", base, strerror(-rc));
 		goto out;
 	}
 	for (size_t i = 0; i < n_before; i++) {
@@ -602,7 +589,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		struct lb_mkrom_file *nn = realloc(*v, (*nv + 1) * sizeof(**v));
 		if (!nn) {
 			rc = -ENOMEM;
-			seterr(err, errsz, "out of memory");
+			lb_seterr(err, errsz, "out of memory");
 			goto out;
 		}
 		*v = nn;
@@ -618,7 +605,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
 			if (lb_uefi_find_file(img, ours[i])) {
 				rc = -EEXIST;
-				seterr(err, errsz, "%s: already holds lboot file %s (use a "
+				lb_seterr(err, errsz, "%s: already holds lboot file %s (use a "
 				       "stock image as the base)", base, ours[i]);
 				goto out;
 			}
@@ -681,20 +668,20 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	/* serialize, check, measure */
 	rc = lb_uefi_serialize(img, &rom, &rom_len);
 	if (rc == -ENOSPC) {
-		seterr(err, errsz, "%s: the ROM does not fit: %s (kernel %zu + "
+		lb_seterr(err, errsz, "%s: the ROM does not fit: %s (kernel %zu + "
 		       "initramfs %zu bytes; %llu bytes were free in the base)", base,
 		       img->err[0] ? img->err : "no space", kernel_len, initrd_len,
 		       (unsigned long long)r->free_before);
 		goto out;
 	}
 	if (rc) {
-		seterr(err, errsz, "%s: serialize: %s%s%s", base, strerror(-rc),
+		lb_seterr(err, errsz, "%s: serialize: %s%s%s", base, strerror(-rc),
 		       img->err[0] ? ": " : "", img->err);
 		goto out;
 	}
 	rc = lb_uefi_parse(rom, rom_len, 0, &check, why, sizeof(why));
 	if (rc) {
-		seterr(err, errsz, "the new ROM does not parse back: %s", why);
+		lb_seterr(err, errsz, "the new ROM does not parse back: %s", why);
 		goto out;
 	}
 	if (lb_guid_parse(LBOOT_GUID_DXE_STR, g) < 0 ||
@@ -702,12 +689,12 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	    (kernel && !lb_uefi_find_file(check, LBOOT_GUID_KERNEL_STR)) ||
 	    lb_uefi_find_file(check, BDSDXE_GUID)) {
 		rc = -EBADMSG;
-		seterr(err, errsz, "the new ROM does not hold what was inserted");
+		lb_seterr(err, errsz, "the new ROM does not hold what was inserted");
 		goto out;
 	}
 	rc = measure(check, &r->comp_after, &r->free_after);
 	if (rc) {
-		seterr(err, errsz, "the new ROM has no DXE volume");
+		lb_seterr(err, errsz, "the new ROM has no DXE volume");
 		goto out;
 	}
 	r->image_size = rom_len;
@@ -717,7 +704,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		vars_in = o->vars ? strdup(o->vars) : vars_template(base);
 		if (!vars_in) {
 			rc = -EINVAL;
-			seterr(err, errsz, "%s: a split CODE image needs a variable store "
+			lb_seterr(err, errsz, "%s: a split CODE image needs a variable store "
 			       "template: pass --vars", base);
 			goto out;
 		}
@@ -727,12 +714,12 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		vars_out = o->vars_out ? strdup(o->vars_out) : default_vars_out(o->out);
 		if (!vars_out) {
 			rc = -ENOMEM;
-			seterr(err, errsz, "out of memory");
+			lb_seterr(err, errsz, "out of memory");
 			goto out;
 		}
 		if (same_file(vars_out, ids, 6) || !strcmp(vars_out, o->out)) {
 			rc = -EEXIST;
-			seterr(err, errsz, "%s: would overwrite an input or the ROM", vars_out);
+			lb_seterr(err, errsz, "%s: would overwrite an input or the ROM", vars_out);
 			goto out;
 		}
 	}
@@ -740,7 +727,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	/* outputs */
 	if (same_file(o->out, ids, 6)) {
 		rc = -EEXIST;
-		seterr(err, errsz, "%s: is one of the inputs; refusing to overwrite it",
+		lb_seterr(err, errsz, "%s: is one of the inputs; refusing to overwrite it",
 		       o->out);
 		goto out;
 	}

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,4 +109,15 @@ int lb_write_atomic(const char *path, const void *p, size_t len, mode_t mode)
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+void lb_seterr(char *err, size_t errsz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errsz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
 }

@@ -20,4 +20,8 @@ int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len);
  * replaced. */
 int lb_write_atomic(const char *path, const void *p, size_t len, mode_t mode);
 
+/* Format a one-line error into err (errsz bytes; nothing when err is NULL). */
+void lb_seterr(char *err, size_t errsz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif
