@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "io.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -107,70 +108,26 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len)
 {
 	struct stat st;
-	char *b = NULL;
-	size_t cap = 0, n = 0;
+	uint8_t *b;
+	size_t n;
 	int fd, r;
 
 	fd = lb_fs_open(fs, path);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0) {
+	if (fstat(fd, &st) < 0)
 		r = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	else if (S_ISDIR(st.st_mode))
 		r = -EISDIR;
-		goto out;
-	}
-	for (;;) {
-		ssize_t got;
-
-		if (n + 1 >= cap) {
-			size_t nc = cap ? cap * 2 : 4096;
-			char *nb;
-
-			if (nc > max + 1)
-				nc = max + 1;
-			if (nc <= n + 1) {
-				r = -EFBIG;
-				goto out;
-			}
-			if (!(nb = realloc(b, nc))) {
-				r = -ENOMEM;
-				goto out;
-			}
-			b = nb;
-			cap = nc;
-		}
-		got = read(fd, b + n, cap - 1 - n);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto out;
-		}
-		if (!got)
-			break;
-		n += (size_t)got;
-		if (n > max) {
-			r = -EFBIG;
-			goto out;
-		}
-	}
-	if (!b && !(b = malloc(1))) {
-		r = -ENOMEM;
-		goto out;
-	}
-	b[n] = 0;
-	*buf = b;
+	else /* regular files only: a FIFO on a disk would block the boot */
+		r = lb_read_fd(fd, max, &b, &n);
+	close(fd);
+	if (r)
+		return r;
+	*buf = (char *)b;
 	if (len)
 		*len = n;
-	b = NULL;
-	r = 0;
-out:
-	free(b);
-	close(fd);
-	return r;
+	return 0;
 }
 
 int lb_fs_stat(const struct lb_fs *fs, const char *path, struct stat *st)

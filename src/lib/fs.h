@@ -37,8 +37,9 @@ const char *lb_fs_ident(const struct lb_fs *fs);
 /* Open path (absolute inside the fs, or relative to its root) read-only,
  * resolved inside fs->dir. Returns an fd or negative errno. */
 int lb_fs_open(const struct lb_fs *fs, const char *path);
-/* Read a whole file up to max bytes into a NUL-terminated malloc'd buffer.
- * -EFBIG if larger. */
+/* Read a whole regular file up to max bytes into a NUL-terminated malloc'd
+ * buffer. -EFBIG if larger, -EISDIR for a directory, -EINVAL for anything
+ * else that is not a regular file. */
 int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len);
 /* stat inside fs: 0 or negative errno. */
