@@ -77,57 +77,35 @@ mkpart_vfat() {
 	fi
 }
 
-# mkdisk_gpt OUT PART.img[:TYPE[:NAME]]...   TYPE: linux (default), esp, or a GUID
-mkdisk_gpt() {
-	local out=$1; shift
-	local total=2 spec="label: gpt"$'\n' p img type name sz off=1
-	for p in "$@"; do
-		img=${p%%:*}
-		sz=$(( ($(stat -c %s "$img") + 1048575) / 1048576 ))
-		total=$((total + sz))
-	done
+# mkdisk LABEL OUT PART.img[:TYPE[:NAME]]...: a disk image with each
+# partition image placed 1 MiB-aligned, in order. LABEL gpt or dos; TYPE for
+# gpt: linux (default), esp, xbootldr or a GUID; for dos always 83 (Linux).
+mkdisk() {
+	local label=$1 out=$2; shift 2
+	local spec="label: $label"$'\n' off=1 p img type name sz
 	rm -f "$out"
-	truncate -s $((total + 1))M "$out"
 	for p in "$@"; do
 		IFS=: read -r img type name <<<"$p"
-		case ${type:-linux} in
-		linux) type=0FC63DAF-8483-4772-8E79-3D69D8477DE4 ;;
-		esp) type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B ;;
-		xbootldr) type=BC13C2FF-59E6-4262-A352-B275FD6F7172 ;;
-		esac
 		sz=$(( ($(stat -c %s "$img") + 1048575) / 1048576 ))
+		if [ "$label" = dos ]; then
+			type=83 name=
+		else
+			case ${type:-linux} in
+			linux) type=0FC63DAF-8483-4772-8E79-3D69D8477DE4 ;;
+			esp) type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B ;;
+			xbootldr) type=BC13C2FF-59E6-4262-A352-B275FD6F7172 ;;
+			esac
+		fi
 		spec+="start=$((off * 2048)), size=$((sz * 2048)), type=$type${name:+, name=\"$name\"}"$'\n'
-		off=$((off + sz))
-	done
-	printf '%s' "$spec" | sfdisk -q "$out" >/dev/null || { not_ok "sfdisk $out"; exit 1; }
-	off=1
-	for p in "$@"; do
-		img=${p%%:*}
-		sz=$(( ($(stat -c %s "$img") + 1048575) / 1048576 ))
+		truncate -s $(( (off + sz + 2) * 1048576 )) "$out"
 		dd if="$img" of="$out" bs=1M seek=$off conv=notrunc status=none
 		off=$((off + sz))
 	done
-}
-
-# mkdisk_mbr OUT PART.img...  (type 83 Linux)
-mkdisk_mbr() {
-	local out=$1; shift
-	local total=2 spec="label: dos"$'\n' p sz off=1
-	for p in "$@"; do total=$((total + ($(stat -c %s "$p") + 1048575) / 1048576)); done
-	rm -f "$out"; truncate -s $((total + 1))M "$out"
-	for p in "$@"; do
-		sz=$(( ($(stat -c %s "$p") + 1048575) / 1048576 ))
-		spec+="start=$((off * 2048)), size=$((sz * 2048)), type=83"$'\n'
-		off=$((off + sz))
-	done
+	# the backup GPT takes the last MiB
 	printf '%s' "$spec" | sfdisk -q "$out" >/dev/null || { not_ok "sfdisk $out"; exit 1; }
-	off=1
-	for p in "$@"; do
-		sz=$(( ($(stat -c %s "$p") + 1048575) / 1048576 ))
-		dd if="$p" of="$out" bs=1M seek=$off conv=notrunc status=none
-		off=$((off + sz))
-	done
 }
+mkdisk_gpt() { mkdisk gpt "$@"; }
+mkdisk_mbr() { mkdisk dos "$@"; }
 
 # qemu_start [QEMU ARGS...]: boots the firmware kernel + initramfs directly
 # (E2E_APPEND adds kernel arguments; default lboot.timeout=0). With
