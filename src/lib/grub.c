@@ -314,6 +314,17 @@ static int lex_dollar(struct lexer *L, struct sb *b)
 	return 0;
 }
 
+/* A backslash with a character after it: a line continuation is dropped,
+ * any other escape is kept (both chars) for expansion to interpret. */
+static void lex_escape(struct lexer *L, struct sb *b)
+{
+	if (L->s[L->i + 1] == '\n')
+		L->line++;
+	else
+		sb_putn(b, L->s + L->i, 2);
+	L->i += 2;
+}
+
 static enum tok lex_scan(struct lexer *L, char **word, int *line)
 {
 	const char *s = L->s;
@@ -372,13 +383,7 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 				L->err = "backslash at the end of the file";
 				goto err;
 			}
-			if (s[L->i + 1] == '\n') {
-				L->i += 2;
-				L->line++;
-				continue;
-			}
-			sb_putn(&b, s + L->i, 2);
-			L->i += 2;
+			lex_escape(L, &b);
 			continue;
 		}
 		if (c == '\'') {
@@ -402,13 +407,7 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 			L->i++;
 			while (L->i < L->n && s[L->i] != '"' && s[L->i]) {
 				if (s[L->i] == '\\' && L->i + 1 < L->n) {
-					if (s[L->i + 1] == '\n') {
-						L->i += 2;
-						L->line++;
-						continue;
-					}
-					sb_putn(&b, s + L->i, 2);
-					L->i += 2;
+					lex_escape(L, &b);
 					continue;
 				}
 				if (s[L->i] == '$') {
