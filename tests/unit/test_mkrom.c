@@ -311,7 +311,7 @@ int main(void)
 	 * matter to mkrom. */
 	TEST("mkrom: build from OVMF_CODE_4M.fd") {
 		if (access(LB_MKROM_DEFAULT_BASE, R_OK) != 0)
-			printf("# %s not installed: skipped\n", LB_MKROM_DEFAULT_BASE);
+			SKIP("%s not installed (apt-get install ovmf)", LB_MKROM_DEFAULT_BASE);
 		else
 			build_test();
 	}
