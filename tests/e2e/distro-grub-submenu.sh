@@ -25,8 +25,8 @@ done
 	printf 'next_entry=gnulinux-advanced-%s>gnulinux-6.1.0-18-amd64-recovery-%s\n' $U $U
 } >"$T/env"
 head -c 1024 < <(cat "$T/env"; yes '#' | tr -d '\n') >"$T/root/boot/grub/grubenv"
-[ "$(stat -c %s "$T/root/boot/grub/grubenv")" = 1024 ] || not_ok "grubenv is 1024 bytes"
-grep -q 'next_entry' "$T/root/boot/grub/grub.cfg" || not_ok "fixture reads next_entry"
+[ "$(stat -c %s "$T/root/boot/grub/grubenv")" = 1024 ] && ok "grubenv is 1024 bytes" || not_ok "grubenv is 1024 bytes"
+grep -q 'next_entry' "$T/root/boot/grub/grub.cfg" && ok "fixture reads next_entry" || not_ok "fixture reads next_entry"
 mkpart_vfat "$T/esp.img" 16 "$T/esp" ESP 0A1B2C3D
 mkpart_ext4 "$T/root.img" 64 "$T/root" "" $U
 mkdisk_gpt "$T/disk.img" "$T/esp.img:esp:EFI" "$T/root.img:linux:root"

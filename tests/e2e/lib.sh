@@ -10,7 +10,10 @@
 #   expect 'lboot-target: cmdline: .*root=LABEL=x' 120 && ok "boots" || not_ok "boots"
 #   qemu_stop
 #
-# Every check prints "ok NAME" or "not ok NAME" (tests/check.sh counts them).
+# Every check prints "ok NAME", "not ok NAME" or "skip NAME: reason"
+# (tests/check.sh counts them; a skip is never a pass). Print exactly one of
+# them per check, also when the check passes: `cond || not_ok X` alone
+# prints nothing on success, so write `cond && ok X || not_ok X`.
 # Disk images are made with mkfs.ext4 -d, mkfs.vfat + mcopy and sfdisk on
 # image files: no root-only tricks. QEMU runs with TCG (-accel tcg).
 
@@ -22,6 +25,9 @@ E2E_FAILED=0
 
 ok() { echo "ok $E2E_NAME: $*"; }
 not_ok() { echo "not ok $E2E_NAME: $*"; E2E_FAILED=1; }
+skip() { # NAME REASON: a check that could not run here (never a pass)
+	echo "skip $E2E_NAME: $1: ${2:-no reason given}"
+}
 log() { echo "# $E2E_NAME: $*"; }
 
 e2e_init() { # NAME
@@ -158,8 +164,12 @@ expect() {
 	done
 }
 
-# expect_not REGEX: the log does not match (checked now).
-expect_not() { ! tr -d '\r' <"$T/serial.log" | grep -Eq -- "$1"; }
+# expect_not REGEX: the log does not match (checked now). A missing or
+# empty serial log is not evidence of absence: that returns 1 too.
+expect_not() {
+	[ -s "$T/serial.log" ] || { log "no serial output to check /$1/ against"; return 1; }
+	! tr -d '\r' <"$T/serial.log" | grep -Eq -- "$1"
+}
 
 # seconds since qemu_start
 elapsed() { echo "$(date +%s.%N) $E2E_T0" | awk '{printf "%.2f", $1 - $2}'; }

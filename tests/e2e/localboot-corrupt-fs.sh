@@ -16,9 +16,9 @@ initrd  /initrd.img
 options console=ttyS0 lboot-test=after-corrupt
 EOT
 rm -f "$T/bad.img"
-mkfs.ext4 -q -F -b 4096 -L BROKEN -d "$T/junk" "$T/bad.img" 8M || not_ok "mkfs bad"
+mkfs.ext4 -q -F -b 4096 -L BROKEN -d "$T/junk" "$T/bad.img" 8M || { not_ok "mkfs bad"; exit 1; }
 # block 1 holds the group descriptor table: overwrite it
-dd if=/dev/urandom of="$T/bad.img" bs=4096 seek=1 count=1 conv=notrunc status=none
+dd if=/dev/urandom of="$T/bad.img" bs=4096 seek=1 count=1 conv=notrunc status=none || { not_ok "corrupt bad.img"; exit 1; }
 mkpart_ext4 "$T/good.img" 48 "$T/root" GOOD
 mkdisk_gpt "$T/disk.img" "$T/bad.img" "$T/good.img"
 qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"

@@ -27,7 +27,7 @@ expect 'lboot> ' 20 && ok "countdown stopped at the prompt" || not_ok "countdown
 send 'e'
 expect 'current: console=ttyS0 lboot-test=original' 20 && ok "editor shows the current line" ||
 	not_ok "editor shows the current line"
-expect 'new \(empty keeps it' 5 || true
+expect 'new \(empty keeps it' 5 && ok "editor prompts for the new line" || not_ok "editor prompts for the new line"
 # typed character by character, as a person on a serial console would
 line="console=ttyS0 lboot-test=edited-by-hand"
 for ((i = 0; i < ${#line}; i++)); do

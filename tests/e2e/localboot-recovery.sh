@@ -22,11 +22,11 @@ mkpart_ext4 "$T/p1.img" 48 "$R" RECOVERY
 mkdisk_gpt "$T/disk.img" "$T/p1.img"
 E2E_INITRD=$T/initramfs-bb.cpio.xz E2E_APPEND="lboot.timeout=60" \
 	qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
-expect 'press any key to stop' 120 || not_ok "countdown"
+expect 'press any key to stop' 120 && ok "countdown" || not_ok "countdown"
 send ' '
-expect 'lboot> ' 20 || not_ok "prompt"
+expect 'lboot> ' 20 && ok "prompt" || not_ok "prompt"
 send 's'
-expect 'lboot: starting /bin/sh' 20 || not_ok "shell started"
+expect 'lboot: starting /bin/sh' 20 && ok "shell started" || not_ok "shell started"
 sleep 2
 # the shell's parent is the menu process; the shell then stops reading input
 send 'kill -SEGV $PPID; exec sleep 1000\r'
@@ -43,7 +43,7 @@ for i in $(seq 1 300); do
 done
 [ "$(count 'lboot: found /dev/vda1 ext4 .*label=RECOVERY')" -ge 2 ] && ok "rescan from the recovery prompt" ||
 	not_ok "rescan from the recovery prompt"
-[ "$(count ' 1\) after recovery')" -ge 2 ] || not_ok "entry listed after rescan"
+[ "$(count ' 1\) after recovery')" -ge 2 ] && ok "entry listed after rescan" || not_ok "entry listed after rescan"
 expect_not 'Kernel panic' && ok "no panic" || not_ok "no panic"
 sleep 1
 send '1\r'

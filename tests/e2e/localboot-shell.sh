@@ -27,7 +27,7 @@ expect 'lboot [^ ]+ starting' 120 && ok "banner" || not_ok "banner"
 expect 'press any key to stop' 60 && ok "countdown" || not_ok "countdown"
 expect 's: shell, r: rescan' 5 && ok "shell offered" || not_ok "shell offered"
 send ' '
-expect 'lboot> ' 20 || not_ok "prompt"
+expect 'lboot> ' 20 && ok "prompt" || not_ok "prompt"
 send 's'
 expect 'lboot: starting /bin/sh' 20 && ok "shell started" || not_ok "shell started"
 sleep 2

@@ -1,5 +1,5 @@
 # Helpers for the LinuxBoot ROM scenarios (tests/e2e/rom-*.sh); sourced
-# after lib.sh. Not a scenario itself (check.sh runs it: it only prints ok).
+# after lib.sh. Not a scenario itself (check.sh skips *lib.sh).
 #
 #   rom_build OUT.rom [mkrom args...]  build a ROM from OVMF_CODE_4M.fd with
 #       the keep list, lbootdxe, out/bzImage and out/initramfs.cpio.xz

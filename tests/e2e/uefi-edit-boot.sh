@@ -18,7 +18,7 @@ if "$OUT/lboot" uefi edit "$CODE" --remove Shell --insert-pe "$PE" --name Shell 
 else
 	sed 's/^/# /' "$T/edit.log"; not_ok "edit: remove + insert-pe Shell"; e2e_done
 fi
-if cmp -s "$CODE" "$T/shell.fd"; then not_ok "edited image differs from the input"; fi
+cmp -s "$CODE" "$T/shell.fd" && not_ok "edited image differs from the input" || ok "edited image differs from the input"
 
 E2E_FIRMWARE=$T/shell.fd E2E_VARS=$VARS E2E_MEM=512 qemu_start
 if expect 'starting Boot[0-9A-F]+ "EFI Internal Shell".*FvFile\('$SHELL_GUID'\)' 180 &&
@@ -29,7 +29,8 @@ else
 fi
 qemu_stop
 
-"$OUT/lboot" uefi edit "$CODE" --remove Shell -o "$T/noshell.fd" >/dev/null 2>&1 || not_ok "edit: remove Shell"
+"$OUT/lboot" uefi edit "$CODE" --remove Shell -o "$T/noshell.fd" >/dev/null 2>&1 && ok "edit: remove Shell" ||
+	{ not_ok "edit: remove Shell"; e2e_done; }
 E2E_FIRMWARE=$T/noshell.fd E2E_VARS=$VARS E2E_MEM=512 qemu_start
 if expect 'No bootable option or device was found' 180 && expect_not 'Interactive Shell'; then
 	ok "control: without the Shell file BDS finds nothing to boot ($(elapsed) s)"

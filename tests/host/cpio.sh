@@ -248,5 +248,7 @@ print(len(links), "applet links")
 ' "$BB"
 	}
 	check "--busybox adds /bin/busybox and one link per applet" bbcheck
+else
+	echo "skip --busybox adds /bin/busybox and one link per applet: $BB missing (apt-get install busybox-static)"
 fi
 exit 0

@@ -37,10 +37,16 @@ cat src/lib/uefi/*.c src/lib/*.c > "$w/source" 2>/dev/null
 # in the RAW section header, checked when they were chosen)
 cp tests/files/tiano/pad-efi.orig tests/files/tiano/pad-tiano.orig "$w/"
 for f in /usr/lib/systemd/boot/efi/systemd-bootx64.efi /usr/lib/systemd/boot/efi/linuxx64.efi.stub; do
-	[ -f "$f" ] && cp "$f" "$w/pe-${f##*/}"
+	if [ -f "$f" ]; then
+		cp "$f" "$w/pe-${f##*/}"
+	else
+		echo "skip tiano/pe-${f##*/}: $f not installed (apt-get install systemd-boot-efi)"
+	fi
 done
 if [ -f /usr/share/OVMF/OVMF_CODE.fd ]; then
 	head -c 524288 /usr/share/OVMF/OVMF_CODE.fd | tail -c 262144 > "$w/ovmf-slice"
+else
+	echo "skip tiano/ovmf-slice: /usr/share/OVMF/OVMF_CODE.fd not installed (apt-get install ovmf)"
 fi
 
 fail=0

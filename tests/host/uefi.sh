@@ -10,6 +10,7 @@ trap 'rm -rf "$T"' EXIT
 
 ok() { echo "ok $1"; }
 nok() { echo "not ok $1"; }
+skip() { echo "skip $1: $2"; } # NAME REASON: could not run here, never a pass
 check() { # name cond-cmd...
 	local n=$1; shift
 	if "$@"; then ok "$n"; else nok "$n"; fi
@@ -131,7 +132,7 @@ CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
 IMGS=()
 for f in "$CODE" /usr/share/ovmf/OVMF.fd /usr/share/OVMF/OVMF_VARS_4M.fd \
 	 /usr/share/OVMF/OVMF_CODE_4M.secboot.fd /usr/share/OVMF/OVMF_CODE.fd; do
-	[ -f "$f" ] && IMGS+=("$f")
+	if [ -f "$f" ]; then IMGS+=("$f"); else skip "uefi ls matches UEFIExtract: ${f##*/}" "$f not installed (apt-get install ovmf)"; fi
 done
 if ! [ -f "$CODE" ]; then
 	echo "# $CODE missing (apt-get install ovmf)"; nok "uefi: OVMF images"; exit 1
@@ -164,6 +165,7 @@ check "uefi edit on a descriptor image: file gone" bash -c "! '$L' uefi find '$T
 
 # no-edit rewrite: byte-identical
 for f in "${IMGS[@]}"; do
+	rm -f "$T/same.fd"
 	"$L" uefi edit "$f" -o "$T/same.fd" >/dev/null
 	check "uefi edit without ops is byte-identical: ${f##*/}" cmp -s "$f" "$T/same.fd"
 done
@@ -205,6 +207,8 @@ if [ -f /usr/share/ovmf/OVMF.fd ]; then
 	check "uefi edit OVMF.fd: NVRAM volume kept" \
 		cmp -s <(head -c $((0x20000)) /usr/share/ovmf/OVMF.fd) <(head -c $((0x20000)) "$T/ovmf-noshell.fd")
 	compare "uefi edit OVMF.fd: lboot ls matches UEFIExtract" "$T/ovmf-noshell.fd"
+else
+	skip "uefi edit OVMF.fd: NVRAM volume kept" "/usr/share/ovmf/OVMF.fd not installed (apt-get install ovmf)"
 fi
 
 # --keep: keep a small set of DXE drivers
@@ -260,7 +264,11 @@ check "uefi edit --insert-pe: PE32 body round-trips" cmp -s "$PE" "$(ls "$T/z/"*
 rm -rf "$T/r"
 "$L" uefi extract "$T/repl.fd" UiApp -o "$T/r" >/dev/null
 check "uefi edit --replace: new PE32 body" cmp -s "$PE" "$(ls "$T/r/"*PE32.efi | head -1)"
-ux_report "$T/repl.fd" && compare "uefi edit --replace: lboot ls matches UEFIExtract" "$T/repl.fd"
+if ux_report "$T/repl.fd"; then
+	compare "uefi edit --replace: lboot ls matches UEFIExtract" "$T/repl.fd"
+else
+	nok "uefi edit --replace: UEFIExtract parses the result"
+fi
 
 # LZMA-F86 (x86 BCJ + LZMA): decoding and re-encoding agree with UEFIExtract
 F86=fuzz/corpus/uefi/synthetic-f86
@@ -273,6 +281,8 @@ if [ -f "$F86" ]; then
 	check "uefi LZMA-F86 re-encoded: UEFIExtract decodes our PE32" cmp -s "$body" "$T/f86/new.efi"
 	"$L" uefi extract "$T/f86/out.bin" F86 -o "$T/f86/x" >/dev/null 2>&1
 	check "uefi LZMA-F86: lboot decodes the same" cmp -s "$(ls "$T/f86/x/"*PE32.efi | head -1)" "$T/f86/new.efi"
+else
+	nok "uefi LZMA-F86: $F86 missing from the tree"
 fi
 
 # errors: does not fit (random data does not compress)
