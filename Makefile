@@ -35,7 +35,7 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRC))
 FUZZ_SRC   := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BIN   := $(patsubst fuzz/%.c,build/tests/%,$(FUZZ_SRC))
 
-.PHONY: all deps run check fuzz clean tests demo
+.PHONY: all deps run check fuzz fuzz-long clean tests demo
 all: out/lboot out/lboot-target out/bzImage out/initramfs.cpio.xz
 
 deps:
@@ -91,6 +91,11 @@ fuzz: $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC)
 	@mkdir -p $(@D)
 	clang $(CFLAGS_COMMON) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC) $(HOST_LIBS)
+
+# each libFuzzer harness for FUZZ_SECONDS (default 60) on a copy of its corpus:
+# executions, exec/s, coverage, corpus size, crashes (FUZZ_MERGE=1 merges back)
+fuzz-long:
+	bash bench/fuzz-long.sh
 
 check: deps
 	$(MAKE) all tests
