@@ -31,9 +31,9 @@ bytes() { find "$1" -maxdepth 1 -type f -printf '%s\n' | awk '{s += $1} END {pri
 field() { sed -n "s/.* $1: *\([0-9]*\).*/\1/p" <<<"$2"; }
 
 rc=0
-printf '| %-9s | %5s | %10s | %7s | %-11s | %-13s | %-20s | %5s | %7s |\n' \
-	harness s execs 'exec/s' 'cov start→end' 'ft start→end' 'corpus files (bytes)' new crashes
-printf '|%s|\n' '-----------|-------|------------|---------|-------------|---------------|----------------------|-------|---------'
+fmt='| %-9s | %4s | %9s | %6s | %-14s | %-15s | %-29s | %5s | %7s |\n'
+printf "$fmt" harness s execs 'exec/s' 'cov start->end' 'ft start->end' 'corpus files (bytes)' new crashes
+printf '|%s|\n' '-----------|------|-----------|--------|----------------|-----------------|-------------------------------|-------|---------'
 for bin in build/fuzz/fuzz_*; do
 	[ -x "$bin" ] || continue
 	n=${bin##*/fuzz_}
@@ -56,9 +56,9 @@ for bin in build/fuzz/fuzz_*; do
 	crashes=$(find "$d" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
 	if [ "$frc" -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes="exit $frc"; fi
 	[ "$crashes" != 0 ] && rc=1
-	printf '| %-9s | %5s | %10s | %7s | %-11s | %-13s | %-20s | %5s | %7s |\n' "$n" "$secs" "${execs:-?}" "${eps:-?}" \
-		"$(field cov "$init")→$(field cov "$last")" "$(field ft "$init")→$(field ft "$last")" \
-		"$f0 ($b0) → $(files "$d/corpus") ($(bytes "$d/corpus"))" "${new:-?}" "$crashes"
+	printf "$fmt" "$n" "$secs" "${execs:-?}" "${eps:-?}" \
+		"$(field cov "$init")->$(field cov "$last")" "$(field ft "$init")->$(field ft "$last")" \
+		"$f0 ($b0) -> $(files "$d/corpus") ($(bytes "$d/corpus"))" "${new:-?}" "$crashes"
 	if [ "$crashes" != 0 ]; then
 		grep -a -m3 -E 'ERROR|runtime error|SUMMARY' "$d/log" | sed 's/^/    # /'
 		echo "    # log and artifacts: $d/"
@@ -66,7 +66,7 @@ for bin in build/fuzz/fuzz_*; do
 		m0=$(files "$seeds")
 		nice "$bin" -merge=1 -timeout="${FUZZ_TIMEOUT:-20}" "$seeds" "$d/corpus" >"$d/merge.log" 2>&1 ||
 			{ echo "    # merge failed: $d/merge.log"; rc=1; }
-		echo "    # merged into $seeds: $m0 → $(files "$seeds") files"
+		echo "    # merged into $seeds: $m0 -> $(files "$seeds") files"
 	fi
 done
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), FUZZ_SECONDS=$secs, $(clang --version | head -n1), $(nproc) CPUs"
