@@ -1,5 +1,6 @@
 /* Finding lboot's payload in the memory-mapped flash (see flash.h). */
 #include "flash.h"
+#include "../lib/le.h"
 
 #define FVH_SIG        0x4856465Fu /* "_FVH" */
 #define FVB2_ERASE_POLARITY 0x00000800u
@@ -12,14 +13,6 @@ static const unsigned char ffs2[16] = { 0x78, 0xE5, 0x8C, 0x8C, 0x3D, 0x8A, 0x1C
 	0x99, 0x35, 0x89, 0x61, 0x85, 0xC3, 0x2D, 0xD3 };
 static const unsigned char ffs3[16] = { 0x7A, 0xC0, 0x73, 0x54, 0xCB, 0x3D, 0xCA, 0x4D,
 	0xBD, 0x6F, 0x1E, 0x96, 0x89, 0xE7, 0x34, 0x9A };
-
-static unsigned long long le(const unsigned char *p, int n)
-{
-	unsigned long long v = 0;
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
 
 static int same16(const unsigned char *a, const unsigned char *b)
 {
@@ -35,15 +28,15 @@ static int is_volume(const unsigned char *p, unsigned long long len)
 	unsigned hlen;
 	unsigned sum = 0;
 
-	if (le(p + 40, 4) != FVH_SIG || le(p + 32, 8) != len)
+	if (le32(p + 40) != FVH_SIG || le64(p + 32) != len)
 		return 0;
 	if (!same16(p + 16, ffs2) && !same16(p + 16, ffs3))
 		return 0;
-	hlen = (unsigned)le(p + 48, 2);
+	hlen = (unsigned)le16(p + 48);
 	if (hlen < 56 + 8 || (hlen & 1) || hlen > len)
 		return 0;
 	for (unsigned i = 0; i < hlen; i += 2)
-		sum += (unsigned)le(p + i, 2);
+		sum += (unsigned)le16(p + i);
 	return (sum & 0xFFFF) == 0;
 }
 
@@ -54,11 +47,11 @@ static int find_section(const unsigned char *d, unsigned long long n, unsigned c
 	unsigned long long off = 0;
 
 	while (off + 4 <= n) {
-		unsigned long long sz = le(d + off, 3), hl = 4;
+		unsigned long long sz = le24(d + off), hl = 4;
 		if (sz == 0xFFFFFF) {
 			if (off + 8 > n)
 				return -2;
-			sz = le(d + off + 4, 4);
+			sz = le32(d + off + 4);
 			hl = 8;
 		}
 		if (sz < hl || sz > n - off)
@@ -78,14 +71,14 @@ static int find_in_volume(const unsigned char *v, unsigned long long len,
 			  const unsigned char guid[16], unsigned char t,
 			  const unsigned char **data, unsigned long long *size)
 {
-	unsigned long long off = le(v + 48, 2), ext = le(v + 52, 2);
-	unsigned char erased = (le(v + 44, 4) & FVB2_ERASE_POLARITY) ? 0xFF : 0x00;
+	unsigned long long off = le16(v + 48), ext = le16(v + 52);
+	unsigned char erased = (le32(v + 44) & FVB2_ERASE_POLARITY) ? 0xFF : 0x00;
 
 	if (ext) {
 		unsigned long long es;
 		if (ext < off || ext + 20 > len)
 			return -2;
-		es = le(v + ext + 16, 4);
+		es = le32(v + ext + 16);
 		if (es < 20 || es > len - ext)
 			return -2;
 		off = ext + es;
@@ -103,11 +96,11 @@ static int find_in_volume(const unsigned char *v, unsigned long long len,
 			blank = f[i] == erased;
 		if (blank)
 			return -1; /* free space: the end of the files */
-		sz = le(f + 20, 3);
+		sz = le24(f + 20);
 		if (f[19] & FFS_ATTR_LARGE) {
 			if (off + 32 > len)
 				return -2;
-			sz = le(f + 24, 8);
+			sz = le64(f + 24);
 			hl = 32;
 		}
 		if (sz < hl || sz > len - off)

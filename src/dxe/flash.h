@@ -12,8 +12,9 @@
  * exactly to the end of the previous one. Reads never go below
  * top - max_scan nor above top. Every size and offset is checked.
  *
- * Plain freestanding C (no includes): built into lbootdxe and into the
- * host unit test (tests/unit/test_mkrom.c), which runs it on a ROM image.
+ * Plain freestanding C (flash.c's only other include is ../lib/le.h, which
+ * has none): built into lbootdxe and into the host unit test
+ * (tests/unit/test_mkrom.c), which runs it on a ROM image.
  */
 #ifndef LBOOT_DXE_FLASH_H
 #define LBOOT_DXE_FLASH_H

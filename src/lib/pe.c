@@ -6,23 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "le.h"
 #include "pe.h"
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 int lb_pe_parse(const uint8_t *buf, size_t len, uint64_t file_size,
 		struct lb_pe *out)

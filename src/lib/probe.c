@@ -3,27 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crc32.h"
+#include "le.h"
 #include "probe.h"
 
 static int have(size_t len, size_t off, size_t n)
 {
 	return off <= len && n <= len - off;
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-	       ((uint32_t)p[3] << 24);
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32);
 }
 
 static int is_zero(const uint8_t *p, size_t n)
@@ -320,26 +306,6 @@ int lb_probe_fs(const uint8_t *buf, size_t len, struct lb_probe *out)
 }
 
 /* --- partition tables ------------------------------------------------------- */
-
-static uint32_t crc_table[256];
-
-uint32_t lb_crc32(uint32_t crc, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	if (!crc_table[1]) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-			for (int k = 0; k < 8; k++)
-				c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			crc_table[i] = c;
-		}
-	}
-	crc = ~crc;
-	for (size_t i = 0; i < len; i++)
-		crc = crc_table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
 
 #define GPT_SIG "EFI PART"
 #define GPT_MAX_ENTRIES_BYTES (16u << 20)

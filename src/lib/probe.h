@@ -91,7 +91,4 @@ int lb_probe_gpt_backup(const uint8_t *hdr, size_t hlen, unsigned sector,
 /* The partition of a table with a given number, or NULL. */
 const struct lb_part *lb_ptable_find(const struct lb_ptable *pt, unsigned num);
 
-/* CRC-32 (IEEE 802.3, as GPT uses it). */
-uint32_t lb_crc32(uint32_t crc, const void *buf, size_t len);
-
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc32.h"
 #include "probe.h"
 #include "t.h"
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "le.h"
 #include "t.h"
 #include "uefi/tiano.h"
 
@@ -25,18 +26,12 @@ static void tw_put(struct tw *w, unsigned n, uint32_t v)
 	}
 }
 
-static void le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* Finish: header with comp size = bytes written, given orig size. */
 static size_t tw_done(struct tw *w, uint32_t orig)
 {
 	size_t comp = (w->nbits + 7) / 8;
-	le32(w->buf, (uint32_t)comp);
-	le32(w->buf + 4, orig);
+	put_le32(w->buf, (uint32_t)comp);
+	put_le32(w->buf + 4, orig);
 	return LB_TIANO_HDR_SIZE + comp;
 }
 
@@ -361,18 +356,18 @@ int main(void)
 		uint32_t o = 0, c = 0;
 		CHECK_INT(lb_tiano_info(h, 7, &o, &c), -EBADMSG);
 		CHECK_INT(lb_tiano_info(NULL, 8, &o, &c), -EINVAL);
-		le32(h, 9);
+		put_le32(h, 9);
 		CHECK_INT(lb_tiano_info(h, 16, &o, &c), -EBADMSG); /* 9 + 8 > 16 */
-		le32(h, 8);
-		le32(h + 4, 77);
+		put_le32(h, 8);
+		put_le32(h + 4, 77);
 		CHECK_INT(lb_tiano_info(h, 16, &o, &c), 0);
 		CHECK_INT(o, 77);
 		CHECK_INT(c, 8);
-		le32(h, 0xffffffffu);
+		put_le32(h, 0xffffffffu);
 		CHECK_INT(lb_tiano_info(h, 16, &o, &c), -EBADMSG);
 		/* a declared size the stream cannot possibly produce */
-		le32(h, 8);
-		le32(h + 4, 64u << 20);
+		put_le32(h, 8);
+		put_le32(h + 4, 64u << 20);
 		uint8_t *out = NULL;
 		size_t n = 0;
 		CHECK_INT(dec(LB_ALG_EFI11, h, 16, &out, &n), -EBADMSG);
@@ -418,7 +413,7 @@ int main(void)
 					uint8_t *t = malloc(clen);
 					memcpy(t, comp, clen);
 					if (cut >= 8)
-						le32(t, (uint32_t)(cut - 8));
+						put_le32(t, (uint32_t)(cut - 8));
 					int rc = dec_expect_err(algs[k], t, cut);
 					if (rc != -EBADMSG) {
 						printf("# %s cut at %zu: %d\n", nm, cut, rc);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "tiano.h"
 
 #define NC        510   /* 256 literals + match lengths 3..256 */
@@ -47,26 +48,13 @@ static const struct alg_params alg_tab[2] = {
 	[LB_ALG_TIANO] = { 5, 20, 19 },
 };
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 int lb_tiano_info(const uint8_t *src, size_t len, uint32_t *orig_size, uint32_t *comp_size)
 {
 	if (!src && len)
 		return -EINVAL;
 	if (len < LB_TIANO_HDR_SIZE)
 		return -EBADMSG;
-	uint32_t comp = get_le32(src), orig = get_le32(src + 4);
+	uint32_t comp = le32(src), orig = le32(src + 4);
 	if ((uint64_t)comp > (uint64_t)len - LB_TIANO_HDR_SIZE)
 		return -EBADMSG;
 	if (orig > LB_TIANO_MAX_OUT)

@@ -2,30 +2,16 @@
  * LZMA (EDK2 LzmaCompress format: 13-byte header = 5 property bytes,
  * 64-bit little-endian uncompressed size, then a raw LZMA1 stream without
  * end marker) and LZMA + x86 BCJ (the F86 GUID), through liblzma's raw
- * LZMA1EXT coder; CRC32 through zlib.
+ * LZMA1EXT coder.
  */
 #include <errno.h>
 #include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "uefi_int.h"
 
 #define LZMA_HDR 13u
-
-uint32_t uefi_crc32(const uint8_t *p, size_t n)
-{
-	uLong c = crc32(0L, Z_NULL, 0);
-
-	while (n) {
-		uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		c = crc32(c, p, chunk);
-		p += chunk;
-		n -= chunk;
-	}
-	return (uint32_t)c;
-}
 
 int uefi_lzma_decode(const uint8_t *in, size_t len, int x86, size_t max,
 		     uint8_t **out, size_t *out_len)
@@ -40,7 +26,7 @@ int uefi_lzma_decode(const uint8_t *in, size_t len, int x86, size_t max,
 
 	if (len < LZMA_HDR)
 		return -EBADMSG;
-	size = rd64(in + 5);
+	size = le64(in + 5);
 	if (size == UINT64_MAX)
 		return -EBADMSG; /* EDK2 needs the size; so do we */
 	if (size > max)
@@ -130,8 +116,8 @@ int uefi_lzma_encode(const uint8_t *in, size_t len, int x86, uint8_t **out, size
 		rc = -EINVAL;
 		goto fail;
 	}
-	wr32(buf + 1, opt.dict_size);
-	wr64(buf + 5, (uint64_t)len);
+	put_le32(buf + 1, opt.dict_size);
+	put_le64(buf + 5, (uint64_t)len);
 	if (lzma_raw_encoder(&s, filters) != LZMA_OK)
 		goto fail;
 	s.next_in = in;

@@ -1,4 +1,5 @@
-/* Finding nodes, editing the tree, building FFS files, names. */
+/* Finding nodes, editing the tree, building FFS files. Uses the parser
+ * (uefi_parse.c) and the writer (uefi_write.c); neither calls back here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,10 +7,6 @@
 #include "uefi_int.h"
 
 const uint8_t lb_uefi_depex_true[2] = { 0x06, 0x08 }; /* TRUE, END */
-
-/* EFI_SYSTEM_NV_DATA_FV_GUID FFF12B8D-7696-4C8B-A985-2747075B4F50 */
-static const uint8_t nvram_guid[16] = { 0x8D, 0x2B, 0xF1, 0xFF, 0x96, 0x76, 0x8B, 0x4C,
-					0xA9, 0x85, 0x27, 0x47, 0x07, 0x5B, 0x4F, 0x50 };
 
 static int matches(const struct lb_uefi_node *n, const uint8_t *g, const char *sel)
 {
@@ -69,14 +66,6 @@ struct lb_uefi_node *lb_uefi_find_volume(struct lb_uefi_image *img, const char *
 		return n;
 	n = lb_uefi_find_file(img, sel);
 	return n ? first_ffs_volume(n) : NULL;
-}
-
-struct lb_uefi_node *lb_uefi_volume_of(struct lb_uefi_node *n)
-{
-	for (n = n ? n->parent : NULL; n; n = n->parent)
-		if (n->kind == LB_UEFI_VOLUME)
-			return n;
-	return NULL;
 }
 
 static struct lb_uefi_node *find_type(struct lb_uefi_node *n, unsigned type)
@@ -141,11 +130,11 @@ int lb_uefi_insert(struct lb_uefi_image *img, struct lb_uefi_node *v,
 		return rc;
 	if (len < FFS_HDR_SIZE)
 		return uefi_seterr(img, -EBADMSG, "FFS file: %zu bytes, shorter than its header", len);
-	fsz = rd24(ffs + 20);
+	fsz = le24(ffs + 20);
 	if (ffs[19] & LB_FFS_ATTRIB_LARGE_FILE) {
 		if (len < FFS_HDR2_SIZE)
 			return uefi_seterr(img, -EBADMSG, "FFS file: truncated large header");
-		fsz = rd64(ffs + 24) > SIZE_MAX ? 0 : (size_t)rd64(ffs + 24);
+		fsz = le64(ffs + 24) > SIZE_MAX ? 0 : (size_t)le64(ffs + 24);
 		hsz = FFS_HDR2_SIZE;
 	}
 	if (fsz != len || fsz < hsz)
@@ -241,10 +230,10 @@ int lb_uefi_replace_pe32(struct lb_uefi_image *img, struct lb_uefi_node *file,
 	if (!buf)
 		return -ENOMEM;
 	if (hs == 8) {
-		wr24(buf, 0xFFFFFF);
-		wr32(buf + 4, (uint32_t)(len + 8));
+		put_le24(buf, 0xFFFFFF);
+		put_le32(buf + 4, (uint32_t)(len + 8));
 	} else {
-		wr24(buf, (uint32_t)(len + 4));
+		put_le24(buf, (uint32_t)(len + 4));
 	}
 	buf[3] = (uint8_t)old->type;
 	if (len >= 2 && pe[0] == 'M' && pe[1] == 'Z')
@@ -336,10 +325,10 @@ static int put_section(struct obuf *o, uint8_t type, const uint8_t *pre, size_t 
 	hs = 4 + pre_len + len >= 0xFFFFFF ? 8 : 4;
 	total = hs + pre_len + len;
 	if (hs == 8) {
-		wr24(h, 0xFFFFFF);
-		wr32(h + 4, (uint32_t)total);
+		put_le24(h, 0xFFFFFF);
+		put_le32(h + 4, (uint32_t)total);
 	} else {
-		wr24(h, (uint32_t)total);
+		put_le24(h, (uint32_t)total);
 	}
 	h[3] = type;
 	if ((rc = ob_put(o, h, hs)) || (rc = ob_put(o, pre, pre_len)))
@@ -421,7 +410,7 @@ int lb_uefi_ffs_build(const struct lb_uefi_ffs_spec *sp, uint8_t **out, size_t *
 					p += align;
 				if (p) {
 					uint8_t ph[4] = { 0, 0, 0, LB_SECTION_RAW };
-					wr24(ph, (uint32_t)p);
+					put_le24(ph, (uint32_t)p);
 					if (!(rc = ob_put(&b, ph, 4)))
 						rc = ob_fill(&b, 0, p - 4);
 				}
@@ -476,64 +465,4 @@ int lb_uefi_ffs_build(const struct lb_uefi_ffs_spec *sp, uint8_t **out, size_t *
 	}
 	free(b.p);
 	return 0;
-}
-
-/* ---- names ---------------------------------------------------------------------------- */
-
-const char *lb_uefi_kind_name(enum lb_uefi_kind k)
-{
-	static const char *const n[] = { "image", "region", "volume", "file", "section", "padding", "free" };
-
-	return (unsigned)k < sizeof(n) / sizeof(n[0]) ? n[k] : "unknown";
-}
-
-const char *lb_uefi_type_name(const struct lb_uefi_node *n)
-{
-	static const char *const ft[] = {
-		"ALL", "RAW", "FREEFORM", "SECURITY_CORE", "PEI_CORE", "DXE_CORE", "PEIM", "DRIVER",
-		"COMBINED_PEIM_DRIVER", "APPLICATION", "MM", "FIRMWARE_VOLUME_IMAGE",
-		"COMBINED_MM_DXE", "MM_CORE", "MM_STANDALONE", "MM_CORE_STANDALONE",
-	};
-	static const char *const st[] = {
-		[0x01] = "COMPRESSION", [0x02] = "GUID_DEFINED", [0x03] = "DISPOSABLE",
-		[0x10] = "PE32", [0x11] = "PIC", [0x12] = "TE", [0x13] = "DXE_DEPEX",
-		[0x14] = "VERSION", [0x15] = "USER_INTERFACE", [0x16] = "COMPATIBILITY16",
-		[0x17] = "FIRMWARE_VOLUME_IMAGE", [0x18] = "FREEFORM_SUBTYPE_GUID", [0x19] = "RAW",
-		[0x1B] = "PEI_DEPEX", [0x1C] = "MM_DEPEX",
-	};
-	static const char *const rg[] = { "DESCRIPTOR", "BIOS", "ME", "GBE", "PDR", "DEVEXP1",
-					  "BIOS2", "MICROCODE", "EC", "DEVEXP2", "IE", "10GBE1",
-					  "10GBE2", "RESERVED13", "RESERVED14", "PTT" };
-
-	if (!n)
-		return "";
-	switch (n->kind) {
-	case LB_UEFI_FILE:
-		if (n->type < sizeof(ft) / sizeof(ft[0]))
-			return ft[n->type];
-		if (n->type == LB_FV_FILETYPE_PAD)
-			return "PAD";
-		if (n->type >= 0xC0 && n->type <= 0xDF)
-			return "OEM";
-		if (n->type >= 0xE0 && n->type <= 0xEF)
-			return "DEBUG";
-		return "FFS";
-	case LB_UEFI_SECTION:
-		if (n->type < sizeof(st) / sizeof(st[0]) && st[n->type])
-			return st[n->type];
-		return "UNKNOWN";
-	case LB_UEFI_VOLUME:
-		if (n->is_ffs)
-			return n->type == 3 ? "FFS3" : "FFS2";
-		return !memcmp(n->fs_guid, nvram_guid, 16) ? "NVRAM" : "OPAQUE";
-	case LB_UEFI_REGION:
-		return n->type < 16 ? rg[n->type] : "REGION";
-	case LB_UEFI_IMAGE:
-		return "UEFI";
-	case LB_UEFI_FREE:
-		return "FREE";
-	case LB_UEFI_PADDING:
-		return "PADDING";
-	}
-	return "";
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crc32.h"
+#include "le.h"
 #include "uefi.h"
 
 #define FVH_SIGNATURE 0x4856465Fu /* "_FVH" */
@@ -25,17 +27,6 @@
 extern const uint8_t lb_guid_ffs2[16], lb_guid_ffs3[16], lb_guid_lzma[16],
 	lb_guid_lzmaf86[16], lb_guid_crc32[16], lb_guid_vtf[16];
 
-static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t rd24(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16; }
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
-static inline void wr16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void wr24(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); }
-static inline void wr32(uint8_t *p, uint32_t v) { wr16(p, (uint16_t)v); wr16(p + 2, (uint16_t)(v >> 16)); }
-static inline void wr64(uint8_t *p, uint64_t v) { wr32(p, (uint32_t)v); wr32(p + 4, (uint32_t)(v >> 32)); }
 static inline size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 static inline uint8_t sum8(const uint8_t *p, size_t n)
@@ -90,6 +81,5 @@ int uefi_ser_stream(struct lb_uefi_image *img, struct lb_uefi_node *n, struct ob
 int uefi_lzma_decode(const uint8_t *in, size_t len, int x86, size_t max,
 		     uint8_t **out, size_t *out_len);
 int uefi_lzma_encode(const uint8_t *in, size_t len, int x86, uint8_t **out, size_t *out_len);
-uint32_t uefi_crc32(const uint8_t *p, size_t n);
 
 #endif

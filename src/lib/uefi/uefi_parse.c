@@ -2,7 +2,8 @@
  * UEFI image parser: flash descriptor / bare BIOS -> volumes -> FFS files ->
  * sections (recursively through compressed and nested volumes). Every
  * length and offset is checked against its container; depth, node count and
- * decompressed sizes are capped.
+ * decompressed sizes are capped. Also the tree's navigation and names,
+ * which the writer and the editor both use (this file calls neither).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,10 @@ const uint8_t lb_guid_crc32[16] = { 0xB0, 0xCD, 0x1B, 0xFC, 0x31, 0x7D, 0xAA, 0x
 				    0x93, 0x6A, 0xA4, 0x60, 0x0D, 0x9D, 0xD0, 0x83 };
 const uint8_t lb_guid_vtf[16] = { 0x2E, 0x06, 0xA0, 0x1B, 0x79, 0xC7, 0x82, 0x45,
 				  0x85, 0x66, 0x33, 0x6A, 0xE8, 0xF7, 0x8F, 0x09 };
+
+/* EFI_SYSTEM_NV_DATA_FV_GUID FFF12B8D-7696-4C8B-A985-2747075B4F50 */
+static const uint8_t nvram_guid[16] = { 0x8D, 0x2B, 0xF1, 0xFF, 0x96, 0x76, 0x8B, 0x4C,
+					0xA9, 0x85, 0x27, 0x47, 0x07, 0x5B, 0x4F, 0x50 };
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -114,7 +119,7 @@ int lb_guid_parse(const char *s, uint8_t g[16])
 void lb_guid_str(const uint8_t g[16], char out[37])
 {
 	snprintf(out, 37, "%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X",
-		 rd32(g), rd16(g + 4), rd16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13],
+		 le32(g), le16(g + 4), le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13],
 		 g[14], g[15]);
 }
 
@@ -205,7 +210,7 @@ static char *ucs2_to_utf8(const uint8_t *p, size_t len)
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		uint16_t c = rd16(p + 2 * i);
+		uint16_t c = le16(p + 2 * i);
 		if (!c)
 			break;
 		if (c < 0x20 || c == 0x7F) {
@@ -257,11 +262,11 @@ static int fv_check(struct lb_uefi_image *img, const uint8_t *p, size_t avail, u
 	if (avail < 0x40)
 		return uefi_seterr(img, -EBADMSG, "volume at 0x%llx: truncated header",
 				   (unsigned long long)abs);
-	if (rd32(p + 0x28) != FVH_SIGNATURE)
+	if (le32(p + 0x28) != FVH_SIGNATURE)
 		return uefi_seterr(img, -EBADMSG, "volume at 0x%llx: no _FVH signature",
 				   (unsigned long long)abs);
-	len = rd64(p + 0x20);
-	hl = rd16(p + 0x30);
+	len = le64(p + 0x20);
+	hl = le16(p + 0x30);
 	if (hl < 0x40 || (hl & 1) || len < hl)
 		return uefi_seterr(img, -EBADMSG, "volume at 0x%llx: bad header length 0x%x",
 				   (unsigned long long)abs, hl);
@@ -270,7 +275,7 @@ static int fv_check(struct lb_uefi_image *img, const uint8_t *p, size_t avail, u
 				   "volume at 0x%llx: length 0x%llx exceeds the 0x%zx bytes available (truncated?)",
 				   (unsigned long long)abs, (unsigned long long)len, avail);
 	for (unsigned i = 0; i < hl; i += 2)
-		sum = (uint16_t)(sum + rd16(p + i));
+		sum = (uint16_t)(sum + le16(p + i));
 	if (sum && bad_sum(img))
 		return uefi_seterr(img, -EBADMSG, "volume at 0x%llx: header checksum mismatch (sum 0x%04x)",
 				   (unsigned long long)abs, sum);
@@ -308,8 +313,8 @@ static int parse_volume(struct lb_uefi_image *img, struct lb_uefi_node *parent,
 	v = uefi_node_new(img, parent, LB_UEFI_VOLUME);
 	if (!v)
 		return uefi_seterr(img, -E2BIG, "too many nodes (or out of memory)");
-	hl = rd16(p + 0x30);
-	ext = rd16(p + 0x34);
+	hl = le16(p + 0x30);
+	ext = le16(p + 0x34);
 	v->raw = p;
 	v->raw_len = len;
 	v->size = len;
@@ -318,7 +323,7 @@ static int parse_volume(struct lb_uefi_image *img, struct lb_uefi_node *parent,
 	memcpy(v->fs_guid, p + 0x10, 16);
 	memcpy(v->guid, p + 0x10, 16);
 	v->has_guid = 1;
-	v->attributes = rd32(p + 0x2C);
+	v->attributes = le32(p + 0x2C);
 	v->erase = (v->attributes & FVB2_ERASE_POLARITY) ? 0xFF : 0x00;
 	v->is_ffs = !memcmp(v->fs_guid, lb_guid_ffs2, 16) || !memcmp(v->fs_guid, lb_guid_ffs3, 16);
 	v->type = v->is_ffs ? (unsigned)(!memcmp(v->fs_guid, lb_guid_ffs3, 16) ? 3 : 2) : 0;
@@ -329,7 +334,7 @@ static int parse_volume(struct lb_uefi_image *img, struct lb_uefi_node *parent,
 			return uefi_seterr(img, -EBADMSG,
 					   "volume at 0x%llx: extended header offset 0x%x out of bounds",
 					   (unsigned long long)abs, ext);
-		esz = rd32(p + ext + 16);
+		esz = le32(p + ext + 16);
 		if (esz < 20 || esz > len - ext)
 			return uefi_seterr(img, -EBADMSG,
 					   "volume at 0x%llx: extended header size 0x%x out of bounds",
@@ -364,11 +369,11 @@ static int parse_volume(struct lb_uefi_image *img, struct lb_uefi_node *parent,
 				v->opaque = 1; /* data after free space: keep, do not rebuild */
 			break;
 		}
-		fsz = rd24(fp + 20);
+		fsz = le24(fp + 20);
 		if (fp[19] & LB_FFS_ATTRIB_LARGE_FILE) {
 			if (rem < FFS_HDR2_SIZE)
 				goto badsize;
-			uint64_t x = rd64(fp + 24);
+			uint64_t x = le64(fp + 24);
 			if (x > rem)
 				goto badsize;
 			fsz = (size_t)x;
@@ -537,8 +542,8 @@ static int parse_one_section(struct lb_uefi_image *img, struct lb_uefi_node *par
 			goto trunc;
 		memcpy(s->guid, sp + hsz, 16);
 		s->has_guid = 1;
-		dof = rd16(sp + hsz + 16);
-		s->attributes = rd16(sp + hsz + 18);
+		dof = le16(sp + hsz + 16);
+		s->attributes = le16(sp + hsz + 18);
 		if (dof < hsz + 20 || dof > ssz)
 			return uefi_seterr(img, -EBADMSG,
 					   "GUID-defined section %s at 0x%llx: data offset 0x%x out of bounds",
@@ -566,7 +571,7 @@ static int parse_one_section(struct lb_uefi_image *img, struct lb_uefi_node *par
 
 	switch (type) {
 	case LB_SECTION_COMPRESSION: {
-		uint32_t ulen = rd32(sp + hsz);
+		uint32_t ulen = le32(sp + hsz);
 		uint8_t ct = sp[hsz + 4];
 		if (ct == 0) {
 			s->comp = LB_COMP_STORED;
@@ -596,8 +601,8 @@ static int parse_one_section(struct lb_uefi_image *img, struct lb_uefi_node *par
 		int x86 = !memcmp(s->guid, lb_guid_lzmaf86, 16);
 		if (x86 || !memcmp(s->guid, lb_guid_lzma, 16)) {
 			s->comp = x86 ? LB_COMP_LZMAF86 : LB_COMP_LZMA;
-			if (dlen >= 13 && rd64(data + 5) <= LB_UEFI_MAX_DECOMP) {
-				rc = decomp_account(img, (size_t)rd64(data + 5));
+			if (dlen >= 13 && le64(data + 5) <= LB_UEFI_MAX_DECOMP) {
+				rc = decomp_account(img, (size_t)le64(data + 5));
 				if (rc)
 					return rc;
 			}
@@ -613,7 +618,7 @@ static int parse_one_section(struct lb_uefi_image *img, struct lb_uefi_node *par
 			if (doff < hsz + 24)
 				return uefi_seterr(img, -EBADMSG, "CRC32 section at 0x%llx: header too short",
 						   (unsigned long long)abs);
-			uint32_t want = rd32(sp + hsz + 20), got = uefi_crc32(data, dlen);
+			uint32_t want = le32(sp + hsz + 20), got = lb_crc32(0, data, dlen);
 			if (want != got && bad_sum(img))
 				return uefi_seterr(img, -EBADMSG,
 						   "CRC32 section at 0x%llx: CRC 0x%08x, expected 0x%08x",
@@ -682,12 +687,12 @@ int uefi_parse_sections(struct lb_uefi_image *img, struct lb_uefi_node *parent,
 				   (unsigned long long)abs);
 	while (len - off >= 4) {
 		const uint8_t *sp = p + off;
-		size_t ssz = rd24(sp), hsz = 4;
+		size_t ssz = le24(sp), hsz = 4;
 
 		if (ssz == 0xFFFFFF) {
 			if (len - off < 8)
 				goto bad;
-			ssz = rd32(sp + 4);
+			ssz = le32(sp + 4);
 			hsz = 8;
 		}
 		if (ssz < hsz || ssz > len - off) {
@@ -737,15 +742,15 @@ static int plausible_fv(const uint8_t *p, size_t avail)
 
 	if (avail < 0x40)
 		return 0;
-	hl = rd16(p + 0x30);
-	if (hl < 0x40 || (hl & 1) || rd64(p + 0x20) < hl || (p[0x37] != 1 && p[0x37] != 2))
+	hl = le16(p + 0x30);
+	if (hl < 0x40 || (hl & 1) || le64(p + 0x20) < hl || (p[0x37] != 1 && p[0x37] != 2))
 		return 0;
 	if (!memcmp(p + 0x10, lb_guid_ffs2, 16) || !memcmp(p + 0x10, lb_guid_ffs3, 16))
 		return 1;
 	if (hl > avail)
 		return 0;
 	for (unsigned i = 0; i < hl; i += 2)
-		sum = (uint16_t)(sum + rd16(p + i));
+		sum = (uint16_t)(sum + le16(p + i));
 	return sum == 0;
 }
 
@@ -797,7 +802,7 @@ static int parse_descriptor(struct lb_uefi_image *img, size_t sig)
 {
 	struct region r[16];
 	size_t nr = 0, cur = 0;
-	uint32_t flmap0 = rd32(img->data + sig + 4);
+	uint32_t flmap0 = le32(img->data + sig + 4);
 	size_t frba = ((flmap0 >> 16) & 0xFF) << 4;
 	int rc;
 
@@ -808,7 +813,7 @@ static int parse_descriptor(struct lb_uefi_image *img, size_t sig)
 
 		if (o + 4 > 0x1000 || o + 4 > img->len)
 			break;
-		v = rd32(img->data + o);
+		v = le32(img->data + o);
 		base = (size_t)(v & 0x7FFF) << 12;
 		limit = ((size_t)((v >> 16) & 0x7FFF) << 12) | 0xFFF;
 		if (base > limit || (i > 0 && base == 0) || (v & 0x7FFF) == 0x7FFF)
@@ -891,10 +896,10 @@ int lb_uefi_parse(const uint8_t *data, size_t len, unsigned flags,
 	img->root->raw_len = len;
 	img->root->size = len;
 	img->root->offset = 0;
-	if (len >= 0x1000 && rd32(img->data + 0x10) == 0x0FF0A55A) {
+	if (len >= 0x1000 && le32(img->data + 0x10) == 0x0FF0A55A) {
 		img->has_descriptor = 1;
 		rc = parse_descriptor(img, 0x10);
-	} else if (len >= 0x1000 && rd32(img->data) == 0x0FF0A55A) {
+	} else if (len >= 0x1000 && le32(img->data) == 0x0FF0A55A) {
 		img->has_descriptor = 1;
 		rc = parse_descriptor(img, 0);
 	} else {
@@ -933,4 +938,72 @@ void lb_uefi_free(struct lb_uefi_image *img)
 	uefi_node_free(img->root);
 	free(img->data);
 	free(img);
+}
+
+/* ---- the tree: navigation and names ---------------------------------------------- */
+
+struct lb_uefi_node *lb_uefi_volume_of(struct lb_uefi_node *n)
+{
+	for (n = n ? n->parent : NULL; n; n = n->parent)
+		if (n->kind == LB_UEFI_VOLUME)
+			return n;
+	return NULL;
+}
+
+const char *lb_uefi_kind_name(enum lb_uefi_kind k)
+{
+	static const char *const n[] = { "image", "region", "volume", "file", "section", "padding", "free" };
+
+	return (unsigned)k < sizeof(n) / sizeof(n[0]) ? n[k] : "unknown";
+}
+
+const char *lb_uefi_type_name(const struct lb_uefi_node *n)
+{
+	static const char *const ft[] = {
+		"ALL", "RAW", "FREEFORM", "SECURITY_CORE", "PEI_CORE", "DXE_CORE", "PEIM", "DRIVER",
+		"COMBINED_PEIM_DRIVER", "APPLICATION", "MM", "FIRMWARE_VOLUME_IMAGE",
+		"COMBINED_MM_DXE", "MM_CORE", "MM_STANDALONE", "MM_CORE_STANDALONE",
+	};
+	static const char *const st[] = {
+		[0x01] = "COMPRESSION", [0x02] = "GUID_DEFINED", [0x03] = "DISPOSABLE",
+		[0x10] = "PE32", [0x11] = "PIC", [0x12] = "TE", [0x13] = "DXE_DEPEX",
+		[0x14] = "VERSION", [0x15] = "USER_INTERFACE", [0x16] = "COMPATIBILITY16",
+		[0x17] = "FIRMWARE_VOLUME_IMAGE", [0x18] = "FREEFORM_SUBTYPE_GUID", [0x19] = "RAW",
+		[0x1B] = "PEI_DEPEX", [0x1C] = "MM_DEPEX",
+	};
+	static const char *const rg[] = { "DESCRIPTOR", "BIOS", "ME", "GBE", "PDR", "DEVEXP1",
+					  "BIOS2", "MICROCODE", "EC", "DEVEXP2", "IE", "10GBE1",
+					  "10GBE2", "RESERVED13", "RESERVED14", "PTT" };
+
+	if (!n)
+		return "";
+	switch (n->kind) {
+	case LB_UEFI_FILE:
+		if (n->type < sizeof(ft) / sizeof(ft[0]))
+			return ft[n->type];
+		if (n->type == LB_FV_FILETYPE_PAD)
+			return "PAD";
+		if (n->type >= 0xC0 && n->type <= 0xDF)
+			return "OEM";
+		if (n->type >= 0xE0 && n->type <= 0xEF)
+			return "DEBUG";
+		return "FFS";
+	case LB_UEFI_SECTION:
+		if (n->type < sizeof(st) / sizeof(st[0]) && st[n->type])
+			return st[n->type];
+		return "UNKNOWN";
+	case LB_UEFI_VOLUME:
+		if (n->is_ffs)
+			return n->type == 3 ? "FFS3" : "FFS2";
+		return !memcmp(n->fs_guid, nvram_guid, 16) ? "NVRAM" : "OPAQUE";
+	case LB_UEFI_REGION:
+		return n->type < 16 ? rg[n->type] : "REGION";
+	case LB_UEFI_IMAGE:
+		return "UEFI";
+	case LB_UEFI_FREE:
+		return "FREE";
+	case LB_UEFI_PADDING:
+		return "PADDING";
+	}
+	return "";
 }

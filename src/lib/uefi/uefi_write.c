@@ -1,6 +1,7 @@
 /*
  * Serializer: unmodified subtrees are copied byte for byte; modified ones
  * are rebuilt (layout, pad files, sizes, checksums, recompression).
+ * Layers, one way: uefi_parse.c (tree, names) <- uefi_write.c <- uefi_edit.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,11 +17,11 @@ void uefi_ffs_header(uint8_t *hdr, size_t hsz, const uint8_t *body, size_t body_
 
 	if (hsz == FFS_HDR2_SIZE) {
 		hdr[19] |= LB_FFS_ATTRIB_LARGE_FILE;
-		wr24(hdr + 20, 0);
-		wr64(hdr + 24, total);
+		put_le24(hdr + 20, 0);
+		put_le64(hdr + 24, total);
 	} else {
 		hdr[19] &= (uint8_t)~LB_FFS_ATTRIB_LARGE_FILE;
-		wr24(hdr + 20, (uint32_t)total);
+		put_le24(hdr + 20, (uint32_t)total);
 	}
 	hdr[16] = 0;
 	hdr[17] = 0;
@@ -40,7 +41,7 @@ size_t uefi_sec_hdr_len(const uint8_t *p, size_t len)
 
 	if (len < 4)
 		return 0;
-	if (rd24(p) == 0xFFFFFF) {
+	if (le24(p) == 0xFFFFFF) {
 		if (len < 8)
 			return 0;
 		h = 8;
@@ -52,7 +53,7 @@ size_t uefi_sec_hdr_len(const uint8_t *p, size_t len)
 	case LB_SECTION_GUID_DEFINED:
 		if (len < h + 20)
 			return 0;
-		h = rd16(p + h + 16);
+		h = le16(p + h + 16);
 		break;
 	case LB_SECTION_FREEFORM_SUBTYPE_GUID:
 		h += 16;
@@ -61,14 +62,6 @@ size_t uefi_sec_hdr_len(const uint8_t *p, size_t len)
 		break;
 	}
 	return h <= len ? h : 0;
-}
-
-static struct lb_uefi_node *vol_of(struct lb_uefi_node *n)
-{
-	for (n = n->parent; n; n = n->parent)
-		if (n->kind == LB_UEFI_VOLUME)
-			return n;
-	return NULL;
 }
 
 int uefi_ser_stream(struct lb_uefi_image *img, struct lb_uefi_node *n, struct obuf *o)
@@ -95,7 +88,7 @@ static int ser_section(struct lb_uefi_image *img, struct lb_uefi_node *n, struct
 	struct obuf in = { 0 };
 	uint8_t *enc = NULL, *hdr;
 	const uint8_t *data;
-	size_t dlen, hl = n->hdr_len, hs = rd24(n->raw) == 0xFFFFFF ? 8 : 4;
+	size_t dlen, hl = n->hdr_len, hs = le24(n->raw) == 0xFFFFFF ? 8 : 4;
 	uint64_t total;
 	int rc;
 
@@ -144,27 +137,27 @@ static int ser_section(struct lb_uefi_image *img, struct lb_uefi_node *n, struct
 		total += 4;
 		hs = 8;
 		if (n->type == LB_SECTION_GUID_DEFINED)
-			wr16(hdr + 8 + 16, (uint16_t)(rd16(hdr + 8 + 16) + 4));
+			put_le16(hdr + 8 + 16, (uint16_t)(le16(hdr + 8 + 16) + 4));
 	}
 	if (total > UINT32_MAX) {
 		rc = uefi_seterr(img, -E2BIG, "section too large");
 		goto out;
 	}
 	if (hs == 8) {
-		wr24(hdr, 0xFFFFFF);
-		wr32(hdr + 4, (uint32_t)total);
+		put_le24(hdr, 0xFFFFFF);
+		put_le32(hdr + 4, (uint32_t)total);
 	} else {
-		wr24(hdr, (uint32_t)total);
+		put_le24(hdr, (uint32_t)total);
 	}
 	if (n->type == LB_SECTION_COMPRESSION) {
 		if (in.len > UINT32_MAX) {
 			rc = -E2BIG;
 			goto out;
 		}
-		wr32(hdr + hs, (uint32_t)in.len);
+		put_le32(hdr + hs, (uint32_t)in.len);
 	}
 	if (n->comp == LB_COMP_CRC32)
-		wr32(hdr + hs + 20, uefi_crc32(data, dlen));
+		put_le32(hdr + hs + 20, lb_crc32(0, data, dlen));
 	if (!(rc = ob_put(o, hdr, hl)))
 		rc = ob_put(o, data, dlen);
 out:
@@ -177,7 +170,7 @@ out:
 static int ser_file(struct lb_uefi_image *img, struct lb_uefi_node *n, struct obuf *o)
 {
 	struct obuf body = { 0 };
-	struct lb_uefi_node *v = vol_of(n);
+	struct lb_uefi_node *v = lb_uefi_volume_of(n);
 	uint8_t hdr[FFS_HDR2_SIZE];
 	size_t hsz;
 	int rc;
@@ -268,9 +261,9 @@ static int ser_volume(struct lb_uefi_image *img, struct lb_uefi_node *v, struct 
 				   (lb_guid_str(v->guid, g), g), (unsigned long long)v->offset);
 	/* the block map: one entry, or we cannot resize */
 	{
-		size_t hl = rd16(v->raw + 0x30), nent = 0;
+		size_t hl = le16(v->raw + 0x30), nent = 0;
 		for (size_t b = 0x38; b + 8 <= hl; b += 8) {
-			uint32_t nb = rd32(v->raw + b), l = rd32(v->raw + b + 4);
+			uint32_t nb = le32(v->raw + b), l = le32(v->raw + b + 4);
 			if (!nb && !l)
 				break;
 			nent++;
@@ -363,15 +356,15 @@ static int ser_volume(struct lb_uefi_image *img, struct lb_uefi_node *v, struct 
 	/* header: length, block map, checksum */
 	{
 		uint8_t *h = o->p + start;
-		size_t hl = rd16(h + 0x30);
+		size_t hl = le16(h + 0x30);
 		uint16_t sum = 0;
-		wr64(h + 0x20, vol_len);
+		put_le64(h + 0x20, vol_len);
 		if (vol_len != orig)
-			wr32(h + 0x38, (uint32_t)(vol_len / blk));
-		wr16(h + 0x32, 0);
+			put_le32(h + 0x38, (uint32_t)(vol_len / blk));
+		put_le16(h + 0x32, 0);
 		for (size_t i = 0; i < hl; i += 2)
-			sum = (uint16_t)(sum + rd16(h + i));
-		wr16(h + 0x32, (uint16_t)(0x10000 - sum));
+			sum = (uint16_t)(sum + le16(h + i));
+		put_le16(h + 0x32, (uint16_t)(0x10000 - sum));
 	}
 	v->size = vol_len;
 	rc = 0;
