@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "discover.h"
+#include "io.h"
 #include "probe.h"
 
 #define MAX_DEVS 512
@@ -406,24 +407,15 @@ size_t lb_discover_wait(const char *sysfs, int wait_ms, int stable_ms)
 	return n;
 }
 
-/* pread the first `want` bytes (fewer on a short device). */
+/* pread the first `want` bytes (fewer on a short device, or when a read
+ * error comes after some bytes). */
 static int read_head(int fd, uint8_t *buf, size_t want, size_t *got)
 {
 	size_t n = 0;
+	int r = lb_pread_full(fd, buf, want, 0, &n);
 
-	while (n < want) {
-		ssize_t r = pread(fd, buf + n, want - n, (off_t)n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			if (n)
-				break;
-			return -errno;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
+	if (r && !n)
+		return r;
 	*got = n;
 	return 0;
 }
@@ -462,26 +454,6 @@ static int open_dev(const char *devdir, const struct lb_blkdev *d, char *path,
 	return fd < 0 ? -errno : fd;
 }
 
-/* pread exactly len bytes at off */
-static int pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
-{
-	size_t n = 0;
-
-	if (off > (uint64_t)INT64_MAX - len)
-		return -EINVAL;
-	while (n < len) {
-		ssize_t r = pread(fd, buf + n, len - n, (off_t)(off + n));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (!r)
-			return -EIO;
-		n += (size_t)r;
-	}
-	return 0;
-}
-
 /* The backup GPT at the end of the disk (size in 512-byte sectors). */
 static int gpt_backup(int fd, uint64_t size, unsigned lbs, struct lb_ptable *pt)
 {
@@ -493,11 +465,11 @@ static int gpt_backup(int fd, uint64_t size, unsigned lbs, struct lb_ptable *pt)
 	if (size < 4 || size > UINT64_MAX / 512 || !(hdr = malloc(lbs)))
 		return -EINVAL;
 	last = size * 512 / lbs - 1;
-	if (!(r = pread_full(fd, hdr, lbs, last * lbs)) &&
+	if (!(r = lb_pread_full(fd, hdr, lbs, last * lbs, NULL)) &&
 	    !(r = lb_probe_gpt_backup_loc(hdr, lbs, lbs, last, &elba, &elen))) {
 		if (elba > UINT64_MAX / lbs || !(ents = malloc(elen ? elen : 1)))
 			r = -ENOMEM;
-		else if (!(r = pread_full(fd, ents, elen, elba * lbs)))
+		else if (!(r = lb_pread_full(fd, ents, elen, elba * lbs, NULL)))
 			r = lb_probe_gpt_backup(hdr, lbs, lbs, last, ents, elen, pt);
 	}
 	free(ents);

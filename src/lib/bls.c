@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bls.h"
+#include "io.h"
 #include "pe.h"
 #include "vercmp.h"
 
@@ -488,25 +489,6 @@ char *lb_osrel_get(const char *buf, size_t len, const char *key)
 
 /* ---- type 2: unified kernel images ------------------------------------ */
 
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t k = pread(fd, (char *)buf + got, n - got,
-				  (off_t)(off + got));
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!k)
-			return -EIO;
-		got += (size_t)k;
-	}
-	return 0;
-}
-
 /* Read a section (capped) as a NUL-terminated string; NULL if absent. */
 static int read_sect(int fd, const struct lb_pe *pe, const char *name,
 		     char **out, size_t *outlen)
@@ -525,7 +507,7 @@ static int read_sect(int fd, const struct lb_pe *pe, const char *name,
 		len = UKI_MAX_SECT;
 	if (!(b = malloc((size_t)len + 1)))
 		return -ENOMEM;
-	if ((r = pread_all(fd, b, (size_t)len, off))) {
+	if ((r = lb_pread_full(fd, b, (size_t)len, off, NULL))) {
 		free(b);
 		return r;
 	}
@@ -578,7 +560,7 @@ int lb_bls_uki_entry(const struct lb_fs *fs, const char *path,
 		r = -ENOMEM;
 		goto out;
 	}
-	if ((r = pread_all(fd, hdr, hl, 0)))
+	if ((r = lb_pread_full(fd, hdr, hl, 0, NULL)))
 		goto out;
 	if ((r = lb_pe_parse(hdr, hl, (uint64_t)st.st_size, pe)))
 		goto out;

@@ -9,6 +9,33 @@
 
 #include "io.h"
 
+int lb_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *got)
+{
+	uint8_t *b = buf;
+	size_t n = 0;
+	int rc = 0;
+
+	if (off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off)
+		rc = -EINVAL;
+	while (!rc && n < len) {
+		ssize_t r = pread(fd, b + n, len - n, (off_t)(off + n));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			rc = -errno;
+		else if (!r && got)
+			break;
+		else if (!r)
+			rc = -EIO;
+		else
+			n += (size_t)r;
+	}
+	if (got)
+		*got = n;
+	return rc;
+}
+
 int lb_write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -33,6 +60,7 @@ int lb_read_fd(int fd, size_t max, uint8_t **out, size_t *len)
 	struct stat st;
 	uint8_t *b;
 	size_t n = 0, size;
+	int rc;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -43,18 +71,11 @@ int lb_read_fd(int fd, size_t max, uint8_t **out, size_t *len)
 	size = (size_t)st.st_size;
 	if (!(b = malloc(size + 1)))
 		return -ENOMEM;
-	while (n < size) {
-		ssize_t r = pread(fd, b + n, size - n, (off_t)n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = r < 0 ? -errno : -EIO;
-			free(b);
-			return e;
-		}
-		n += (size_t)r;
+	if ((rc = lb_pread_full(fd, b, size, 0, NULL))) {
+		free(b);
+		return rc;
 	}
+	n = size;
 	b[n] = 0;
 	*out = b;
 	*len = n;

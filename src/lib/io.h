@@ -7,6 +7,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* pread(2) len bytes at off, retrying EINTR and short reads: the one pread
+ * loop. With got NULL, all len bytes or an error: -EIO when end of file
+ * comes first. With got, up to len: end of file ends the read with 0 and
+ * *got < len; *got is also set (bytes read before it) on a read error.
+ * -errno on a read error; -EINVAL when off + len overflows off_t. */
+int lb_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *got);
 /* write(2) until done (EINTR retried). */
 int lb_write_all(int fd, const void *p, size_t len);
 /* Read a whole regular file from fd into a malloc'd buffer with one spare
