@@ -242,7 +242,7 @@ int lb_boot_run(const struct lb_boot_opts *o)
 
 static int boot_run(const struct lb_boot_opts *o)
 {
-	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh", .pid1 = o->pid1 };
+	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh" };
 	int interactive = o->recovery, scan = !o->recovery, first = 1;
 
 	for (;;) {

@@ -25,7 +25,6 @@ struct lb_menu_result {
 struct lb_menu {
 	int in, out;            /* console fds (0, 1) */
 	const char *shell;      /* "/bin/sh", offered when executable */
-	int pid1;               /* reap any child while waiting for the shell */
 };
 
 /*

@@ -6,11 +6,6 @@
 
 #include "entry.h"
 
-char *lb_strdup(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 char *lb_strndup(const char *s, size_t n)
 {
 	return s ? strndup(s, n) : NULL;
@@ -72,41 +67,6 @@ void lb_entry_free(struct lb_entry *e)
 	free(e->fs);
 	free(e->source);
 	memset(e, 0, sizeof(*e));
-}
-
-int lb_entry_copy(struct lb_entry *d, const struct lb_entry *s)
-{
-	memset(d, 0, sizeof(*d));
-	d->type = s->type;
-	d->is_default = s->is_default;
-	d->hidden = s->hidden;
-#define C(f) if (s->f && !(d->f = strdup(s->f))) goto nomem;
-	C(title) C(id) C(version) C(sort_key) C(machine_id) C(kernel)
-	C(cmdline) C(devicetree) C(fs) C(source)
-#undef C
-	for (size_t i = 0; i < s->n_initrd; i++) {
-		if (!(d->initrd[i] = strdup(s->initrd[i])))
-			goto nomem;
-		d->n_initrd = i + 1;
-	}
-	return 0;
-nomem:
-	lb_entry_free(d);
-	return -ENOMEM;
-}
-
-int lb_entries_push(struct lb_entries *l, const struct lb_entry *e)
-{
-	struct lb_entry tmp, *n;
-
-	if (lb_entry_copy(&tmp, e))
-		return -ENOMEM;
-	if (!(n = lb_entries_add(l))) {
-		lb_entry_free(&tmp);
-		return -ENOMEM;
-	}
-	*n = tmp;
-	return 0;
 }
 
 int lb_entries_msg(struct lb_entries *l, const char *fmt, ...)

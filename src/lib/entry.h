@@ -43,17 +43,13 @@ struct lb_entries {
 #define LB_ENTRIES_INIT { .timeout = -1 }
 
 /* Allocation helpers; all return NULL / negative errno on failure. */
-char *lb_strdup(const char *s);
 char *lb_strndup(const char *s, size_t n);
 /* Set *dst to a copy of s, freeing what was there. */
 int lb_setstr(char **dst, const char *s);
 
 /* Append a zeroed entry and return it (NULL on ENOMEM). */
 struct lb_entry *lb_entries_add(struct lb_entries *l);
-/* Append a copy of e (deep), returns 0 or -ENOMEM. */
-int lb_entries_push(struct lb_entries *l, const struct lb_entry *e);
 int lb_entry_add_initrd(struct lb_entry *e, const char *path);
-int lb_entry_copy(struct lb_entry *dst, const struct lb_entry *src);
 void lb_entry_free(struct lb_entry *e);
 /* Add a diagnostic (printf format). */
 int lb_entries_msg(struct lb_entries *l, const char *fmt, ...)

@@ -222,11 +222,6 @@ const struct lb_fs *lb_fsset_by_label(const struct lb_fsset *s, const char *l)
 	return by(s, offsetof(struct lb_fs, label), l, 0);
 }
 
-const struct lb_fs *lb_fsset_by_grub(const struct lb_fsset *s, const char *g)
-{
-	return by(s, offsetof(struct lb_fs, grub), g, 0);
-}
-
 const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id)
 {
 	const struct lb_fs *f;

@@ -50,11 +50,10 @@ int lb_fs_list(const struct lb_fs *fs, const char *path, char ***names,
 	       size_t *n);
 void lb_fs_list_free(char **names, size_t n);
 
-/* Find a filesystem of the set by uuid (case-insensitive), label, grub
- * device name or display name; NULL if none. */
+/* Find a filesystem of the set by uuid (case-insensitive), label, or
+ * (by_ident) any of those, display name or directory; NULL if none. */
 const struct lb_fs *lb_fsset_by_uuid(const struct lb_fsset *s, const char *u);
 const struct lb_fs *lb_fsset_by_label(const struct lb_fsset *s, const char *l);
-const struct lb_fs *lb_fsset_by_grub(const struct lb_fsset *s, const char *g);
 const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id);
 
 /* Parse "DIR[@key=val,key=val]" (keys: uuid, label, name, grub, type,
