@@ -47,6 +47,9 @@
 #include "bls.h"
 #include "grub.h"
 
+#define LB_STR_(x) #x
+#define LB_STR(x) LB_STR_(x)
+
 /* caps */
 #define G_MAX_SRC_DEPTH 8        /* source/configfile nesting */
 #define G_MAX_NEST      64       /* parser nesting, call depth */
@@ -774,6 +777,7 @@ struct ectx {
 	const struct lb_fs *kfsp; /* where the kernel is, NULL: unknown */
 	char *kdev_unknown;       /* the GRUB device that was not found */
 	const char *other; /* a non-Linux loader seen (chainloader ...) */
+	const char *bad;   /* why the entry cannot boot as GRUB would */
 	int initrd_before_linux;
 };
 
@@ -1029,6 +1033,13 @@ static void var_value(struct interp *ip, const char *name, struct sb *b)
 	}
 }
 
+/* "\\xHH" with two hex digits at s */
+static int is_hex_esc(const char *s)
+{
+	return s[0] == '\\' && s[1] == 'x' && isxdigit((unsigned char)s[2]) &&
+	       isxdigit((unsigned char)s[3]);
+}
+
 /* Expand one raw word into fields (unquoted expansions are split on
  * blanks, as GRUB does). */
 static void expand_word(struct interp *ip, const char *w, struct sv *out)
@@ -1042,6 +1053,15 @@ static void expand_word(struct interp *ip, const char *w, struct sv *out)
 		char c = w[i];
 
 		if (c == '\\') {
+			/* GRUB (as RHEL/Fedora build it) keeps \xHH as written for
+			 * the kernel to decode (LABEL=CentOS\x207); any other
+			 * escaped character stands for itself */
+			if (is_hex_esc(w + i)) {
+				sb_putn(&cur, w + i, 4);
+				have = 1;
+				i += 4;
+				continue;
+			}
 			if (i + 1 < n) {
 				sb_putc(&cur, w[i + 1]);
 				have = 1;
@@ -1443,7 +1463,10 @@ static int t_prim(struct texpr *t)
 		case 'd':
 			return !path_stat(t->ip, b, &st) && S_ISDIR(st.st_mode);
 		case 's':
-			return !path_stat(t->ip, b, &st) && st.st_size > 0;
+			/* GRUB opens the file: a directory or an empty name is
+			 * false */
+			return *b && !path_stat(t->ip, b, &st) && S_ISREG(st.st_mode) &&
+			       st.st_size > 0;
 		}
 	}
 	t->i++;
@@ -1695,6 +1718,32 @@ static int cmd_probe(struct interp *ip, char **a, size_t n)
 
 /* --- loaders inside entry bodies --- */
 
+/* One argument of the kernel command line as GRUB's loader writes it
+ * (grub_create_loader_cmdline): in double quotes when it holds a space,
+ * backslashes and quotes escaped, \xHH kept as written. */
+static void cmdline_arg(struct sb *b, const char *a)
+{
+	int space = strchr(a, ' ') != NULL;
+
+	if (space)
+		sb_putc(b, '"');
+	while (*a) {
+		if (is_hex_esc(a)) {
+			sb_putn(b, a, 4);
+			a += 4;
+			continue;
+		}
+		if (*a == '\\' || *a == '\'' || *a == '"')
+			sb_putc(b, '\\');
+		sb_putc(b, *a++);
+	}
+	if (space)
+		sb_putc(b, '"');
+}
+
+static const char bad_nokernel[] = "linux names no kernel file";
+static const char bad_initrds[] = "initrd: more than " LB_STR(LB_MAX_INITRDS) " files";
+
 static int cmd_linux(struct interp *ip, char **a, size_t n)
 {
 	struct ectx *e = ip->ectx;
@@ -1706,10 +1755,21 @@ static int cmd_linux(struct interp *ip, char **a, size_t n)
 		return 0;
 	if (n < 2 || resolve_path(ip, a[1], &g))
 		return 1;
+	if (g.path[strlen(g.path) - 1] == '/') {
+		/* `linux (hd0,1)`: GRUB cannot open a directory as the kernel;
+		 * the failed command leaves no kernel loaded */
+		free(e->kernel);
+		e->kernel = NULL;
+		for (i = 0; i < e->n_initrd; i++)
+			free(e->initrd[i]);
+		e->n_initrd = 0;
+		e->bad = bad_nokernel;
+		return 1;
+	}
 	for (i = 2; i < n; i++) {
 		if (i > 2)
 			sb_putc(&cl, ' ');
-		sb_puts(&cl, a[i]);
+		cmdline_arg(&cl, a[i]);
 	}
 	if (cl.err) {
 		free(cl.s);
@@ -1724,6 +1784,7 @@ static int cmd_linux(struct interp *ip, char **a, size_t n)
 	free(e->kdev_unknown);
 	e->kdev_unknown = g.dev_unknown ? strdup(g.dev) : NULL;
 	e->cmdline = cl.s ? cl.s : strdup("");
+	e->bad = NULL;
 	if (!e->kernel || !e->cmdline)
 		ip->oom = 1;
 	/* GRUB's linux command unloads a previously loaded initrd */
@@ -1750,7 +1811,12 @@ static int cmd_initrd(struct interp *ip, char **a, size_t n)
 
 		if (!strncmp(a[i], "--", 2))
 			continue; /* --newc:name: options */
-		if (k >= LB_MAX_INITRDS || resolve_path(ip, a[i], &g))
+		if (k >= LB_MAX_INITRDS) {
+			/* never boot this entry without all of its initrds */
+			e->bad = bad_initrds;
+			goto fail;
+		}
+		if (resolve_path(ip, a[i], &g))
 			goto fail;
 		if (!(v[k] = strdup(g.path))) {
 			ip->oom = 1;
@@ -1762,6 +1828,8 @@ static int cmd_initrd(struct interp *ip, char **a, size_t n)
 		free(e->initrd[i]);
 	memcpy(e->initrd, v, k * sizeof(v[0]));
 	e->n_initrd = k;
+	if (e->bad == bad_initrds)
+		e->bad = NULL;
 	return 0;
 fail:
 	while (k)
@@ -2644,6 +2712,10 @@ static void run_menu(struct interp *ip, struct menu *m, const char *idpath,
 			ip->ectx = NULL;
 			ip->cur = save_cur;
 			if (ip->oom) {
+				ectx_free(&e);
+			} else if (e.bad) {
+				msg(ip, it->file, it->line, "entry '%s' skipped: %s", it->title,
+				    e.bad);
 				ectx_free(&e);
 			} else if (!e.kernel) {
 				msg(ip, it->file, it->line, "entry '%s' skipped: %s", it->title,
