@@ -808,6 +808,7 @@ struct interp {
 	const char *file;     /* current location for messages */
 	int line;
 	int warned_budget, warned_work;
+	int ran_blscfg;
 	size_t nmsgs;
 };
 
@@ -2322,6 +2323,7 @@ static int exec_simple(struct interp *ip, struct node *nd)
 		}
 		free(s.s);
 	} else if (!strcmp(c, "blscfg")) {
+		ip->ran_blscfg = 1;
 		r = cmd_blscfg(ip, nd->file, nd->line);
 	} else if (!strcmp(c, "fwsetup")) {
 		r = 1; /* no firmware setup to reboot into from LinuxBoot */
@@ -2885,7 +2887,7 @@ static void interp_free(struct interp *ip)
 
 static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 		      const char *name, const char *path, const char *buf,
-		      size_t len, struct lb_entries *out)
+		      size_t len, struct lb_entries *out, struct lb_grub_info *info)
 {
 	struct interp ip;
 	struct lb_entries res = LB_ENTRIES_INIT;
@@ -2974,6 +2976,8 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 	}
 	if (ip.oom)
 		r = -ENOMEM;
+	if (info)
+		info->ran_blscfg = ip.ran_blscfg;
 	sv_free(&main_pos);
 	interp_free(&ip);
 	if (!r)
@@ -2990,22 +2994,25 @@ int lb_grub_parse_buf(const struct lb_fsset *all, const struct lb_fs *fs,
 		return -EINVAL;
 	if (len > LB_FS_MAX_CONFIG)
 		return -EFBIG;
-	return parse_main(all, fs, name, NULL, buf ? buf : "", len, out);
+	return parse_main(all, fs, name, NULL, buf ? buf : "", len, out, NULL);
 }
 
 int lb_grub_parse(const struct lb_fsset *all, const struct lb_fs *fs,
-		  const char *path, struct lb_entries *out)
+		  const char *path, struct lb_entries *out,
+		  struct lb_grub_info *info)
 {
 	char *buf;
 	size_t len;
 	int r;
 
+	if (info)
+		memset(info, 0, sizeof(*info));
 	if (!fs || !path || !out)
 		return -EINVAL;
 	r = lb_fs_read(fs, path, LB_FS_MAX_CONFIG, &buf, &len);
 	if (r)
 		return r;
-	r = parse_main(all, fs, path, path, buf, len, out);
+	r = parse_main(all, fs, path, path, buf, len, out, info);
 	free(buf);
 	return r;
 }

@@ -89,7 +89,7 @@ static void fsset(const char *name, const struct fsdef *d, int with_grub)
 static int parse_fs(size_t cfg_fs, const char *path)
 {
 	lb_entries_free(&L);
-	return lb_grub_parse(&S, &S.v[cfg_fs], path, &L);
+	return lb_grub_parse(&S, &S.v[cfg_fs], path, &L, NULL);
 }
 
 static void dump(void)
@@ -639,7 +639,7 @@ int main(void)
 
 		fsset("envesc", envd, 1);
 		lb_entries_free(&L);
-		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/boot/grub/x.cfg", &L), -ENOENT);
+		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/boot/grub/x.cfg", &L, NULL), -ENOENT);
 		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "/boot/grub/x.cfg", cfg, strlen(cfg), &L), 0);
 		dump();
 		CHECK_INT(L.n, 2);
@@ -842,6 +842,25 @@ int main(void)
 		CHECK_INITRDS(1, "/one");
 	}
 
+	TEST("grub reports whether the config ran blscfg") {
+		struct lb_grub_info info = { 1 };
+
+		/* the ESP stub's configfile runs the /boot config that runs it */
+		fsset("fedora39", fed, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/EFI/fedora/grub.cfg", &L, &info), 0);
+		CHECK_INT(L.n, 3);
+		CHECK_INT(info.ran_blscfg, 1);
+		fsset("debian12", deb, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse(&S, &S.v[1], "/boot/grub/grub.cfg", &L, &info), 0);
+		CHECK_INT(L.n, 5);
+		CHECK_INT(info.ran_blscfg, 0);
+		lb_entries_free(&L);
+		info.ran_blscfg = 1;
+		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/nope.cfg", &L, &info), -ENOENT);
+		CHECK_INT(info.ran_blscfg, 0);
+	}
 	static const struct fsdef inc[] = { { "root", "5555-6666", NULL, "hd1,gpt5" }, { 0 } };
 	TEST("grub source, configfile, functions defining entries, include depth cap") {
 		fsset("include", inc, 1);
