@@ -8,6 +8,7 @@
 #include "entry.h"
 #include "fs.h"
 #include "grub.h"
+#include "grub_int.h"
 #include "t.h"
 
 static struct lb_entries L;
@@ -860,6 +861,25 @@ int main(void)
 		info.ran_blscfg = 1;
 		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/nope.cfg", &L, &info), -ENOENT);
 		CHECK_INT(info.ran_blscfg, 0);
+	}
+	TEST("grub command table: sorted, every name found, unknown names not") {
+		size_t n;
+		const struct g_cmd *t = g_cmd_table(&n);
+
+		CHECK(n > 100);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				CHECK(strcmp(t[i - 1].name, t[i].name) < 0);
+			CHECK(g_cmd_find(t[i].name) == &t[i]);
+		}
+		CHECK(g_cmd_find("nosuchcommand") == NULL);
+		CHECK(g_cmd_find("") == NULL);
+		CHECK(g_cmd_find("linu") == NULL);
+		/* a loader that is not Linux: skipped with the reason */
+		parse("menuentry M { multiboot /xen }\nmenuentry C { chainloader +1 }\n");
+		CHECK_INT(L.n, 0);
+		CHECK(has_msg("entry 'M' skipped: not a Linux kernel"));
+		CHECK(has_msg("entry 'C' skipped: chainloader is not supported"));
 	}
 	static const struct fsdef inc[] = { { "root", "5555-6666", NULL, "hd1,gpt5" }, { 0 } };
 	TEST("grub source, configfile, functions defining entries, include depth cap") {
