@@ -483,14 +483,15 @@ fail:
 
 /* --- menu items --- */
 
+static int menu_add(struct interp *ip, struct node *nd, enum mkind kind,
+		    const char *title, const char *id, struct sv *argsp);
+
 int g_cmd_menu(struct interp *ip, struct node *nd, char **a, size_t n)
 {
-	struct menu *m = ip->cur;
-	struct mitem *it;
 	const char *title = NULL, *id = NULL;
 	struct sv args = { 0 };
 
-	if (!m)
+	if (!ip->cur)
 		return 0; /* inside an entry body: GRUB would add to the menu at boot */
 	for (size_t i = 1; i < n; i++) {
 		const char *o = a[i];
@@ -518,6 +519,19 @@ int g_cmd_menu(struct interp *ip, struct node *nd, char **a, size_t n)
 		sv_free(&args);
 		return 1;
 	}
+	return menu_add(ip, nd, nd->mk, title, id, &args);
+}
+
+/* Record a menu item whose body is nd's; takes args (the positional
+ * parameters of the body). */
+static int menu_add(struct interp *ip, struct node *nd, enum mkind kind,
+		    const char *title, const char *id, struct sv *argsp)
+{
+	struct menu *m = ip->cur;
+	struct sv args = *argsp;
+	struct mitem *it;
+
+	memset(argsp, 0, sizeof(*argsp));
 	if (args.err || ip->nitems >= G_MAX_ITEMS) {
 		if (args.err == -ENOMEM)
 			ip->oom = 1;
@@ -540,7 +554,7 @@ int g_cmd_menu(struct interp *ip, struct node *nd, char **a, size_t n)
 	}
 	it = &m->v[m->n];
 	memset(it, 0, sizeof(*it));
-	it->kind = nd->mk;
+	it->kind = kind;
 	it->title = strdup(title);
 	it->id = id && *id ? strdup(id) : NULL;
 	it->args = args;
@@ -562,26 +576,38 @@ int g_cmd_menu(struct interp *ip, struct node *nd, char **a, size_t n)
 
 /* --- blscfg --- */
 
-/* Append " '(dev)'PATH" to the generated entry source. PATH is p inside
- * the boot directory bootdir when that file exists or neither does, else p
- * as written (kernel-install's 20-grub.install already writes /boot/... into
- * entries when /boot is a directory of the root filesystem). A word starting
- * with '$' (Fedora's "$tuned_initrd") is pasted as it is. */
-static void bls_path(const struct lb_fs *fs, struct sb *b, const char *dev,
-		     const char *bootdir, const char *p, size_t pn)
+/* A raw word that expands to exactly s (single quotes, ' as '\''). */
+static char *literal_word(const char *s)
 {
-	char path[4096];
-	struct stat st;
+	struct sb b = { 0 };
 
-	sb_putc(b, ' ');
-	if (p[0] == '$') {
-		sb_putn(b, p, pn);
-		return;
+	sb_putc(&b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_puts(&b, "'\\''");
+		else
+			sb_putc(&b, *s);
 	}
-	if (pn + strlen(bootdir) + 2 > sizeof(path)) {
-		b->err = -ENAMETOOLONG;
-		return;
-	}
+	sb_putc(&b, '\'');
+	return sb_take(&b);
+}
+
+/* The word for path p of a BLS entry: "(dev)PATH" with PATH p inside the
+ * boot directory bootdir when that file exists or neither does, else p as
+ * written (kernel-install's 20-grub.install already writes /boot/... into
+ * entries when /boot is a directory of the root filesystem). A word
+ * starting with '$' (Fedora's "$tuned_initrd") is kept raw to expand. */
+static char *bls_word(const struct lb_fs *fs, const char *dev, const char *bootdir,
+		      const char *p, size_t pn)
+{
+	char path[4096], *w;
+	struct stat st;
+	struct sb b = { 0 };
+
+	if (p[0] == '$')
+		return strndup(p, pn);
+	if (pn + strlen(bootdir) + 2 > sizeof(path))
+		return NULL;
 	snprintf(path, sizeof(path), "%s%s%.*s", bootdir, p[0] == '/' ? "" : "/", (int)pn, p);
 	if (bootdir[0] && lb_fs_stat(fs, path, &st)) {
 		snprintf(path, sizeof(path), "%s%.*s", p[0] == '/' ? "" : "/", (int)pn, p);
@@ -589,35 +615,145 @@ static void bls_path(const struct lb_fs *fs, struct sb *b, const char *dev,
 			snprintf(path, sizeof(path), "%s%s%.*s", bootdir,
 				 p[0] == '/' ? "" : "/", (int)pn, p);
 	}
-	sb_puts(b, "'(");
-	for (const char *c = dev; *c; c++) {
-		if (*c == '\'')
-			sb_puts(b, "'\\''");
-		else
-			sb_putc(b, *c);
-	}
-	sb_puts(b, ")'");
-	for (const char *c = path; *c; c++) {
-		if (strchr(" \t\n;{}'\"\\$", *c))
-			sb_putc(b, '\\');
-		sb_putc(b, *c);
-	}
+	sb_putc(&b, '(');
+	sb_puts(&b, dev);
+	sb_putc(&b, ')');
+	sb_puts(&b, path);
+	if (!(w = sb_take(&b)))
+		return NULL;
+	p = w;
+	w = literal_word(p);
+	free((char *)p);
+	return w;
 }
 
-/* Each word of a BLS path list (initrd lines may hold several). */
-static void bls_paths(const struct lb_fs *fs, struct sb *b, const char *dev,
+/* A command node of a BLS entry body: `cmd` and its words. */
+static struct node *bls_cmd(const char *file, int line, const char *cmd)
+{
+	struct node *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->k = N_CMD;
+	n->file = file;
+	n->line = line;
+	sv_push(&n->w, strdup(cmd));
+	return n;
+}
+
+/* Add the word of path p (pn bytes) to command n. */
+static void bls_path(struct node *n, const struct lb_fs *fs, const char *dev,
+		     const char *bootdir, const char *p, size_t pn)
+{
+	char *w = bls_word(fs, dev, bootdir, p, pn);
+
+	if (!w && !n->w.err)
+		n->w.err = pn + strlen(bootdir) + 2 > 4096 ? -ENAMETOOLONG : -ENOMEM;
+	sv_push(&n->w, w);
+}
+
+/* Each path of a BLS path list (initrd lines may hold several). */
+static void bls_paths(struct node *n, const struct lb_fs *fs, const char *dev,
 		      const char *bootdir, const char *v)
 {
 	while (*v) {
-		size_t n;
+		size_t k;
 
 		while (*v == ' ' || *v == '\t')
 			v++;
-		n = strcspn(v, " \t");
-		if (n)
-			bls_path(fs, b, dev, bootdir, v, n);
-		v += n;
+		k = strcspn(v, " \t");
+		if (k)
+			bls_path(n, fs, dev, bootdir, v, k);
+		v += k;
 	}
+}
+
+/* The options of a BLS entry as GRUB words: GRUB pastes them into the
+ * entry's script, so they are lexed (quotes, $kernelopts) the same way.
+ * Returns 0, or -EINVAL when they hold more than words (; { } newline). */
+static int bls_options(struct node *n, const char *opts)
+{
+	struct lexer L = { .s = opts, .n = strlen(opts), .line = 1 };
+	enum tok t;
+
+	while ((t = g_peek(&L)) == T_WORD)
+		sv_push(&n->w, g_take(&L));
+	free(L.w);
+	return t == T_EOF ? 0 : -EINVAL;
+}
+
+/* The menu entry of one BLS entry, its body built as the commands
+ * Fedora's blscfg generates ("linux PATH OPTIONS", "initrd PATHS...",
+ * "devicetree PATH"); the nodes are kept alive by sc. */
+static void bls_entry(struct interp *ip, const struct lb_entry *e, const char *name,
+		      const struct lb_fs *fs, const char *dev, const char *bootdir,
+		      const char *file, int line)
+{
+	struct script *sc = g_new_script(ip, name);
+	struct node *m = calloc(1, sizeof(*m)), *c[3] = { 0 };
+	const char *title = e->title ? e->title : e->id ? e->id : e->kernel;
+	const char *where;
+	struct sv args = { 0 };
+	size_t nc = 0;
+	int r = -ENOMEM;
+
+	if (!sc || !m || g_list_push(&sc->top, m)) {
+		free(m);
+		ip->oom = 1;
+		return;
+	}
+	where = sc->name;
+	m->k = N_MENU;
+	m->mk = e->hidden ? M_HIDDEN : M_ENTRY;
+	m->file = where;
+	m->line = 1;
+	if (!(c[nc] = bls_cmd(where, 2 + (int)nc, "linux")))
+		goto out;
+	bls_path(c[nc], fs, dev, bootdir, e->kernel, strlen(e->kernel));
+	if (e->cmdline && bls_options(c[nc], e->cmdline)) {
+		g_msg(ip, file, line, "blscfg: %s: options are not plain words, entry skipped",
+		      where);
+		r = 0;
+		goto out;
+	}
+	nc++;
+	if (e->n_initrd) {
+		if (!(c[nc] = bls_cmd(where, 2 + (int)nc, "initrd")))
+			goto out;
+		for (size_t k = 0; k < e->n_initrd; k++)
+			bls_paths(c[nc], fs, dev, bootdir, e->initrd[k]);
+		nc++;
+	}
+	if (e->devicetree) {
+		if (!(c[nc] = bls_cmd(where, 2 + (int)nc, "devicetree")))
+			goto out;
+		bls_path(c[nc], fs, dev, bootdir, e->devicetree, strlen(e->devicetree));
+		nc++;
+	}
+	for (size_t k = 0; k < nc; k++) {
+		if (c[k]->w.err) {
+			r = c[k]->w.err;
+			goto out;
+		}
+		if ((r = g_list_push(&m->body, c[k])))
+			goto out;
+		c[k] = NULL;
+	}
+	/* the menuentry command blscfg runs is a step */
+	sv_push(&args, strdup(title));
+	if (g_budget(ip) &&
+	    !menu_add(ip, m, m->mk, title, e->id ? e->id : title, &args) &&
+	    e->source && lb_setstr(&ip->cur->v[ip->cur->n - 1].source, e->source))
+		ip->oom = 1;
+	sv_free(&args);
+	return;
+out:
+	for (size_t k = 0; k < 3; k++)
+		g_node_free(c[k]);
+	if (r == -ENOMEM)
+		ip->oom = 1;
+	else if (r)
+		g_msg(ip, file, line, "blscfg: %s: %s", where, strerror(-r));
 }
 
 /*
@@ -625,10 +761,11 @@ static void bls_paths(const struct lb_fs *fs, struct sb *b, const char *dev,
  * (a separate /boot), else /boot/loader/entries (/boot a directory of the
  * root filesystem); paths in the entries are relative to the boot
  * directory, so they get the directory the entries were found under as a
- * prefix (see bls_path). Each entry becomes a menuentry whose body is the source blscfg
- * generates ("linux PATH OPTIONS", "initrd ...", "devicetree ..."), options
- * pasted verbatim so $kernelopts and friends expand when it runs; --id is the
- * entry id (file name stem), so saved_entry selects it.
+ * prefix (see bls_word). Each entry becomes a menu item whose body is built
+ * directly as the commands blscfg generates ("linux PATH OPTIONS", "initrd
+ * ...", "devicetree ..."; see bls_entry): paths as literal words, options
+ * lexed as GRUB words so $kernelopts and friends expand when it runs; the
+ * id is the entry id (file name stem), so saved_entry selects it.
  */
 static int cmd_blscfg(struct interp *ip, const char *file, int line)
 {
@@ -689,54 +826,13 @@ static int cmd_blscfg(struct interp *ip, const char *file, int line)
 	}
 	for (size_t i = 0; i < bls.n_msgs; i++)
 		g_msg(ip, file, line, "blscfg: %s", bls.msgs[i]);
-	for (size_t i = 0; i < bls.n && !ip->oom && !ip->fatal; i++) {
+	/* inside an entry body GRUB would add to the menu at boot: nothing */
+	for (size_t i = 0; ip->cur && i < bls.n && !ip->oom && !ip->fatal; i++) {
 		struct lb_entry *e = &bls.v[i];
-		struct sb src = { 0 };
-		struct sv pos = { 0 }, *save = ip->pos;
-		const char *title;
-		size_t before = ip->cur ? ip->cur->n : 0;
 
-		if (e->type != LB_ENTRY_LINUX || !e->kernel)
-			continue;
-		sb_puts(&src, "menuentry \"$1\" --id \"$2\" {\nlinux");
-		bls_path(fs, &src, dev, bootdir, e->kernel, strlen(e->kernel));
-		if (e->cmdline) {
-			sb_putc(&src, ' ');
-			sb_puts(&src, e->cmdline);
-		}
-		sb_putc(&src, '\n');
-		if (e->n_initrd) {
-			sb_puts(&src, "initrd");
-			for (size_t k = 0; k < e->n_initrd; k++)
-				bls_paths(fs, &src, dev, bootdir, e->initrd[k]);
-			sb_putc(&src, '\n');
-		}
-		if (e->devicetree) {
-			sb_puts(&src, "devicetree");
-			bls_path(fs, &src, dev, bootdir, e->devicetree, strlen(e->devicetree));
-			sb_putc(&src, '\n');
-		}
-		sb_puts(&src, "}\n");
-		title = e->title ? e->title : e->id ? e->id : e->kernel;
-		sv_push(&pos, strdup(title));
-		sv_push(&pos, strdup(e->id ? e->id : title));
-		if (!src.err && !pos.err) {
-			ip->pos = &pos;
-			g_run_script_buf(ip, e->source ? e->source : dir, src.s, src.n, NULL);
-			ip->pos = save;
-			if (ip->cur && ip->cur->n == before + 1) {
-				struct mitem *it = &ip->cur->v[before];
-
-				if (e->hidden)
-					it->kind = M_HIDDEN;
-				if (e->source && lb_setstr(&it->source, e->source))
-					ip->oom = 1;
-			}
-		} else if (src.err == -ENOMEM || pos.err == -ENOMEM) {
-			ip->oom = 1;
-		}
-		sv_free(&pos);
-		free(src.s);
+		if (e->type == LB_ENTRY_LINUX && e->kernel)
+			bls_entry(ip, e, e->source ? e->source : dir, fs, dev, bootdir,
+				  file, line);
 	}
 	lb_entries_free(&bls);
 	return 0;

@@ -511,7 +511,7 @@ int g_path_stat(struct interp *ip, const char *s, struct stat *st)
 /* ------------------------------------------------------------------ */
 /* evaluation                                                          */
 
-static int budget(struct interp *ip)
+int g_budget(struct interp *ip)
 {
 	if (ip->fatal)
 		return 0;
@@ -672,7 +672,7 @@ int g_exec_node(struct interp *ip, struct node *nd)
 {
 	int r = 0;
 
-	if (!budget(ip))
+	if (!g_budget(ip))
 		return 1;
 	ip->file = nd->file;
 	ip->line = nd->line;
@@ -771,6 +771,20 @@ int g_exec_list(struct interp *ip, struct list *l)
 	return r;
 }
 
+struct script *g_new_script(struct interp *ip, const char *name)
+{
+	struct script *sc = calloc(1, sizeof(*sc));
+
+	if (!sc || !(sc->name = strdup(name))) {
+		free(sc);
+		ip->oom = 1;
+		return NULL;
+	}
+	sc->next = ip->scripts;
+	ip->scripts = sc;
+	return sc;
+}
+
 /* Parse a buffer into a kept script and run it, one top-level command at a
  * time; a syntax error skips the command (from the line it starts on) with
  * a message and parsing resumes on the next line, as GRUB's line reader
@@ -787,13 +801,8 @@ int g_run_script_buf(struct interp *ip, const char *name, const char *buf,
 		g_msg(ip, name, 0, "too many included files");
 		return -E2BIG;
 	}
-	if (!(sc = calloc(1, sizeof(*sc))) || !(sc->name = strdup(name))) {
-		free(sc);
-		ip->oom = 1;
+	if (!(sc = g_new_script(ip, name)))
 		return -ENOMEM;
-	}
-	sc->next = ip->scripts;
-	ip->scripts = sc;
 	ip->nscripts++;
 	if (keep)
 		*keep = sc;

@@ -114,8 +114,8 @@ struct node {
 	enum mkind mk;
 };
 
-/* one parsed file (or eval string / generated BLS body), kept alive while
- * functions and menu items point into it */
+/* one parsed file (or eval string, or the body built for a BLS entry),
+ * kept alive while functions and menu items point into it */
 struct script {
 	char *name;
 	struct list top;
@@ -273,6 +273,10 @@ const char *g_dev_value(const struct lb_fs *f);
 int g_resolve_path(struct interp *ip, const char *s, struct gpath *g);
 int g_path_stat(struct interp *ip, const char *s, struct stat *st);
 int g_work(struct interp *ip, size_t bytes);
+/* Count one command against the step budget; 0 when evaluation stops. */
+int g_budget(struct interp *ip);
+/* A new script (owner of nodes) named name, freed with the interpreter. */
+struct script *g_new_script(struct interp *ip, const char *name);
 struct func *g_find_func(struct interp *ip, const char *name);
 int g_call_func(struct interp *ip, struct func *f, char **a, size_t n);
 int g_exec_node(struct interp *ip, struct node *nd);
