@@ -57,7 +57,7 @@
 /* caps */
 #define G_MAX_SRC_DEPTH 8        /* source/configfile nesting */
 #define G_MAX_NEST      64       /* parser nesting, call depth */
-#define G_MAX_STEPS     50000    /* commands executed per phase (config, menu) */
+#define G_MAX_STEPS     20000    /* commands executed per phase (config, menu) */
 #define G_MAX_LOOP      1000     /* iterations of one loop */
 #define G_MAX_VARS      1024
 #define G_MAX_VAL       (64u << 10)
@@ -70,7 +70,7 @@
 #define G_MAX_ENV_BYTES (256u << 10) /* all names and values of one context */
 #define G_MAX_CMD_BYTES (256u << 10) /* the expanded words of one command */
 #define G_MAX_MSGS      256
-#define G_MAX_WORK      (32u << 20)  /* bytes expanded and copied per parse */
+#define G_MAX_WORK      (8u << 20)   /* bytes expanded and copied per phase */
 
 struct sb {
 	char *s;

@@ -862,6 +862,22 @@ int main(void)
 		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/nope.cfg", &L, &info), -ENOENT);
 		CHECK_INT(info.ran_blscfg, 0);
 	}
+	TEST("grub step budget: a script that loops stops after 20000 commands a phase") {
+		/* nested loops would run 30 x 1000 x 2 commands: the budget
+		 * bounds the time a hostile config holds the boot (and a fuzz
+		 * execution) */
+		parse("menuentry A { linux /a }\n"
+		      "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do\n"
+		      "  while true; do true; done\n"
+		      "done\n"
+		      "menuentry B { linux /b }\n");
+		CHECK_INT(L.n, 1);
+		CHECK(has_msg("evaluation stopped after 20000 commands"));
+		/* the menu has a budget of its own: entry bodies that loop */
+		parse("menuentry A { while true; do true; done; linux /a }\n"
+		      "menuentry B { linux /b }\n");
+		CHECK(find("B") >= 0);
+	}
 	TEST("grub command table: sorted, every name found, unknown names not") {
 		size_t n;
 		const struct g_cmd *t = g_cmd_table(&n);
