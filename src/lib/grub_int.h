@@ -4,7 +4,7 @@
  *   grub_lex.c    growable strings, the lexer (tokens of yylex.l)
  *   grub_parse.c  the parser: tokens -> syntax tree (struct node)
  *   grub_eval.c   variables, expansion, devices and paths, budgets,
- *                 execution of the tree (run_script_buf)
+ *                 execution of the tree (g_run_script_buf)
  *   grub_cmds.c   the builtins and their sorted table (g_cmd_find)
  *   grub_menu.c   menu items -> lb_entry records, defaults, entry points
  *
@@ -35,8 +35,17 @@
  *    rest of the file after an unclosed block).
  *  - an unknown GRUB device name (hd0,gpt2: the BIOS/firmware disk order is
  *    unknown here) falls back to the config's filesystem, with a message.
- *  - blscfg as Fedora's: see cmd_blscfg. The kernel command line is the
- *    linux arguments as written (GRUB's loader adds BOOT_IMAGE=; not here).
+ *  - blscfg as Fedora's: see cmd_blscfg; `blscfg` having run is reported
+ *    (lb_grub_info) so the scan does not list the BLS entries twice.
+ *  - words: "\xHH" is kept as written, as RHEL's and Fedora's GRUB do
+ *    (the kernel or dracut decodes it); any other backslash escapes the
+ *    next character.
+ *  - the kernel command line is the linux arguments as GRUB's loader
+ *    writes them (grub_create_loader_cmdline): an argument holding a space
+ *    in double quotes, backslashes and quotes escaped, \xHH as is (GRUB's
+ *    loader also adds BOOT_IMAGE=; not here). `linux (dev)` without a path,
+ *    or an initrd line with more files than an entry holds, makes the entry
+ *    skipped with a message, never booted without what GRUB would load.
  *
  * Library code: negative errno, never logs; everything skipped becomes a
  * "file:line: reason" message.
