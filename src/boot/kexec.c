@@ -137,18 +137,34 @@ static int fail(char *why, size_t whysz, const char *file, int r, const char *wh
 	return r;
 }
 
-/* bzImage: boot sector signature and the "HdrS" setup header magic */
-static int check_bzimage(int fd)
+/* The longest command line (without its NUL) the kernel whose setup
+ * header is h takes: cmdline_size from boot protocol 2.06 on, else 255
+ * (Documentation/arch/x86/boot.rst). -ENOEXEC when h is not a bzImage. */
+static long setup_cmdline_size(const uint8_t *h, size_t n)
 {
-	uint8_t h[0x206];
+	unsigned version;
+
+	if (n < 0x206 || h[0x1fe] != 0x55 || h[0x1ff] != 0xaa ||
+	    memcmp(h + 0x202, "HdrS", 4))
+		return -ENOEXEC;
+	version = n >= 0x208 ? (unsigned)h[0x206] | (unsigned)h[0x207] << 8 : 0;
+	if (version < 0x206 || n < 0x23c)
+		return 255;
+	return (long)((uint32_t)h[0x238] | (uint32_t)h[0x239] << 8 |
+		      (uint32_t)h[0x23a] << 16 | (uint32_t)h[0x23b] << 24);
+}
+
+/* bzImage: boot sector signature and the "HdrS" setup header magic; the
+ * command line size it takes into *cmdmax */
+static int check_bzimage(int fd, long *cmdmax)
+{
+	uint8_t h[0x23c];
 	ssize_t n = pread(fd, h, sizeof(h), 0);
 
 	if (n < 0)
 		return -errno;
-	if ((size_t)n < sizeof(h) || h[0x1fe] != 0x55 || h[0x1ff] != 0xaa ||
-	    memcmp(h + 0x202, "HdrS", 4))
-		return -ENOEXEC;
-	return 0;
+	*cmdmax = setup_cmdline_size(h, (size_t)n);
+	return *cmdmax < 0 ? (int)*cmdmax : 0;
 }
 
 static int open_file(const struct lb_fs *fs, const char *path, int *fd)
@@ -238,6 +254,7 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 	const struct lb_fs *fs;
 	int kfd = -1, ifd = -1, fd = -1, r;
 	unsigned long flags = 0;
+	long cmdmax = 0;
 	uint8_t *img = NULL;
 	size_t imglen = 0;
 	char *cmd_alloc = NULL, initrds[1024] = "";
@@ -274,9 +291,9 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 			r = -ENOEXEC;
 			goto out;
 		}
-		if (u.linux_.len < 0x206 || img[u.linux_.off + 0x1fe] != 0x55 ||
-		    img[u.linux_.off + 0x1ff] != 0xaa ||
-		    memcmp(img + u.linux_.off + 0x202, "HdrS", 4)) {
+		cmdmax = setup_cmdline_size(img + u.linux_.off,
+					    u.linux_.len < 0x23c ? u.linux_.len : 0x23c);
+		if (cmdmax < 0) {
 			r = fail(why, whysz, e->kernel, -ENOEXEC,
 				 "UKI .linux section is not a bzImage (ENOEXEC)");
 			goto out;
@@ -324,7 +341,7 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 		close(fd);
 		fd = -1;
 	} else {
-		if ((r = check_bzimage(fd))) {
+		if ((r = check_bzimage(fd, &cmdmax))) {
 			fail(why, whysz, e->kernel, r,
 			     r == -ENOEXEC ? "not a bzImage (ENOEXEC)" : NULL);
 			goto out;
@@ -360,8 +377,12 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 
 	cmdline = rq->cmdline ? rq->cmdline : cmd_alloc ? cmd_alloc :
 		  e->cmdline ? e->cmdline : "";
-	if (strlen(cmdline) + 1 > LB_KEXEC_MAX_CMDLINE) {
-		r = fail(why, whysz, "cmdline", -E2BIG, "command line too long (E2BIG)");
+	if (strlen(cmdline) > (size_t)cmdmax) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%zu bytes, the kernel takes at most %ld (E2BIG)",
+			 strlen(cmdline), cmdmax);
+		r = fail(why, whysz, "command line", -E2BIG, what);
 		goto out;
 	}
 	if (!rq->dry_run && (r = kexec_file_load(kfd, ifd, cmdline, flags))) {

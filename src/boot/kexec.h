@@ -9,8 +9,6 @@
 #include "fs.h"
 
 /* <linux/kexec.h>, <linux/reboot.h> values (no kernel headers on musl) */
-#define LB_KEXEC_FILE_UNLOAD        0x1
-#define LB_KEXEC_FILE_ON_CRASH      0x2
 #define LB_KEXEC_FILE_NO_INITRAMFS  0x4
 #define LB_LINUX_REBOOT_MAGIC1      0xfee1deadu
 #define LB_LINUX_REBOOT_MAGIC2      672274793
@@ -18,7 +16,8 @@
 #define LB_LINUX_REBOOT_CMD_POWER_OFF 0x4321fedcu
 #define LB_LINUX_REBOOT_CMD_KEXEC     0x45584543u
 
-/* Largest UKI read into memory, largest command line passed. */
+/* Largest UKI read into memory; longest command line the menu's editor
+ * takes (what the kernel takes is its setup header's cmdline_size). */
 #define LB_KEXEC_MAX_UKI     (512u << 20)
 #define LB_KEXEC_MAX_CMDLINE 4096
 
@@ -38,7 +37,9 @@ struct lb_kexec_req {
  * (dry run: `lboot: would kexec ...`) to req->log and returns 0. On failure
  * returns a negative errno and puts "FILE: REASON" into why:
  * -ENODEV (filesystem not found), -ENOENT (missing file), -ENOEXEC (not a
- * bzImage / kernel refused the format), -EKEYREJECTED (signature),
+ * bzImage / kernel refused the format), -E2BIG (command line longer than
+ * the kernel's setup header allows: "command line: N bytes, the kernel
+ * takes at most M (E2BIG)"), -EKEYREJECTED (signature),
  * -ENOMEM, -ENOSYS (kernel without kexec_file_load), others as the kernel
  * returned them.
  */

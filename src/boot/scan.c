@@ -5,7 +5,8 @@
  *  1. systemd-boot / BLS at the partition root: when /loader/loader.conf,
  *     /loader/entries, /EFI/Linux or /EFI/systemd/systemd-bootx64.efi exists
  *     (an ESP or XBOOTLDR partition; /loader/entries alone does not count
- *     when the GRUB config of this filesystem runs `blscfg`: a separate
+ *     when the GRUB config of this filesystem runs `blscfg`, as the
+ *     interpreter reports (not a mention in a comment): a separate
  *     Fedora/RHEL /boot, whose entries GRUB lists itself): type 1 entries + type 2 UKIs sorted
  *     together, loader.conf default/timeout (lb_bls_scan with root "").
  *  2. GRUB: /boot/grub/grub.cfg, /grub/grub.cfg, /boot/grub2/grub.cfg,
@@ -118,19 +119,6 @@ static int merge(struct lb_entries *out, struct lb_entries *g)
 	return lb_entries_append(out, g);
 }
 
-static int has_blscfg(const struct lb_fs *fs, const char *path)
-{
-	char *buf;
-	size_t len;
-	int r;
-
-	if (lb_fs_read(fs, path, LB_FS_MAX_CONFIG, &buf, &len))
-		return 0;
-	r = memmem(buf, len, "blscfg", 6) != NULL;
-	free(buf);
-	return r;
-}
-
 /* Run one parser into a fresh group and merge it; only -ENOMEM is fatal,
  * other failures become messages. */
 static int group_done(struct lb_entries *out, struct lb_entries *g, int r,
@@ -163,31 +151,36 @@ static const char *const syslinux_paths[] = {
 int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	       struct lb_entries *out)
 {
-	struct lb_entries g = LB_ENTRIES_INIT;
+	struct lb_entries g = LB_ENTRIES_INIT, gg = LB_ENTRIES_INIT;
+	struct lb_grub_info info = { 0 };
 	const char *grub_cfg = NULL;
-	int r, blscfg;
+	int r, rg = 0, blscfg;
 
 	/* the real GRUB config: the first of grub_paths that exists; when it
-	 * runs blscfg it owns the BLS entries of this filesystem */
+	 * runs blscfg it owns the BLS entries of this filesystem, so it is
+	 * evaluated first (its group is merged after the BLS one) */
 	for (size_t i = 0; i < N(grub_paths) && !grub_cfg; i++)
 		if (isfile(fs, grub_paths[i]))
 			grub_cfg = grub_paths[i];
-	blscfg = grub_cfg && has_blscfg(fs, grub_cfg);
+	if (grub_cfg && (rg = lb_grub_parse(all, fs, grub_cfg, &gg, &info)) == -ENOMEM) {
+		lb_entries_free(&gg);
+		return rg;
+	}
+	blscfg = info.ran_blscfg;
 	/* 1. systemd-boot / BLS at the partition root */
 	if (exists(fs, "/loader/loader.conf") ||
 	    (isdir(fs, "/loader/entries") && !blscfg) ||
 	    isdir(fs, "/EFI/Linux") ||
 	    exists(fs, "/EFI/systemd/systemd-bootx64.efi")) {
 		r = lb_bls_scan(fs, "", &g);
-		if ((r = group_done(out, &g, r, "/loader")))
+		if ((r = group_done(out, &g, r, "/loader"))) {
+			lb_entries_free(&gg);
 			return r;
+		}
 	}
 	/* 2. GRUB */
-	if (grub_cfg) {
-		r = lb_grub_parse(all, fs, grub_cfg, &g);
-		if ((r = group_done(out, &g, r, grub_cfg)))
-			return r;
-	}
+	if (grub_cfg && (r = group_done(out, &gg, rg, grub_cfg)))
+		return r;
 	if (!grub_cfg && isdir(fs, "/EFI")) {
 		char **names = NULL;
 		size_t n = 0;
@@ -204,8 +197,8 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 				strcat(path, "/grub.cfg");
 				if (!isfile(fs, path))
 					continue;
-				blscfg |= has_blscfg(fs, path);
-				r = lb_grub_parse(all, fs, path, &g);
+				r = lb_grub_parse(all, fs, path, &g, &info);
+				blscfg |= info.ran_blscfg;
 				if ((r = group_done(out, &g, r, path))) {
 					lb_fs_list_free(names, n);
 					return r;

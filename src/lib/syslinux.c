@@ -57,6 +57,7 @@ struct sx {
 	char *cwd;
 	char *gappend, *deflt, *ontimeout, *deflt_src, *onto_src, *menudef;
 	int timeout, prompt, ui, depth, incl, text, in_begin, mtitled;
+	int no_implicit;           /* IMPLICIT 0: only labels boot */
 	char *mname[SX_MAX_MENU + 1];
 	long first_top;
 	struct label cur;
@@ -614,9 +615,11 @@ static int parse_buf(struct sx *s, const char *name, const char *buf,
 			s->timeout = t < 0 ? 0 : t > 35996 ? 35996 : (int)t;
 		} else if (KW("prompt")) {
 			s->prompt = strtol(val, NULL, 10) != 0;
+		} else if (KW("implicit")) {
+			s->no_implicit = strtol(val, NULL, 10) == 0;
 		}
 		/* ipappend, sysappend, say, display, f1..f12, serial, font,
-		 * kbdmap, path, implicit, allowoptions, totaltimeout, ...:
+		 * kbdmap, path, allowoptions, totaltimeout, ...:
 		 * nothing to do for a boot entry */
 #undef KW
 		free(val);
@@ -650,6 +653,13 @@ static long match_cmd(struct sx *s, const char *cmd, const char *src)
 				       src, s->skipped[i]);
 			return -1;
 		}
+	if (s->no_implicit) {
+		/* syslinux: "do not load a kernel image unless it has been
+		 * explicitly named in a LABEL statement" */
+		lb_entries_msg(s->msgs, "%s: default %.*s names no label and IMPLICIT 0 boots only labels, using the first entry",
+			       src, (int)(p - w), w);
+		return -1;
+	}
 	if (!(e.kernel = strndup(w, (size_t)(p - w))))
 		return -ENOMEM;
 	if (kernel_type(e.kernel) != KT_LINUX) {
@@ -722,6 +732,7 @@ static void reset(struct sx *s)
 	s->n_skipped = 0;
 	s->timeout = -1;
 	s->prompt = s->ui = s->depth = s->incl = s->text = s->in_begin = 0;
+	s->no_implicit = 0;
 	s->first_top = -1;
 }
 

@@ -332,13 +332,44 @@ int main(void)
 		CHECK_STR(lb_entry_device(&set, &e), "OTHER");
 		e.fs = "1234-ABCD";
 		CHECK_STR(lb_entry_device(&set, &e), "/dev/vdz1");
-		char longline[LB_KEXEC_MAX_CMDLINE + 10];
-		memset(longline, 'x', sizeof(longline) - 1);
-		longline[sizeof(longline) - 1] = 0;
-		rq.cmdline = longline;
-		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -E2BIG);
 		fclose(log);
 		free(out);
+	}
+
+	TEST("kexec: command line length against the kernel's setup header cmdline_size") {
+		static uint8_t bz[0x400];
+		static char line[5000];
+		struct lb_entry e = { .title = "T", .kernel = "/boot/vmlinuz", .fs = "1234-ABCD" };
+		struct lb_kexec_req rq = { .set = &set, .entry = &e, .dry_run = 1, .cmdline = line };
+		char why[256] = "";
+
+		/* the fake bzImage has boot protocol 0: 255 bytes at most */
+		memset(line, 'x', 255);
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), 0);
+		line[255] = 'x';
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -E2BIG);
+		CHECK_STR(why, "command line: 256 bytes, the kernel takes at most 255 (E2BIG)");
+		/* protocol 2.06+: cmdline_size at 0x238 (x86_64 kernels: 2047) */
+		bz[0x1fe] = 0x55;
+		bz[0x1ff] = 0xaa;
+		memcpy(bz + 0x202, "HdrS", 4);
+		bz[0x206] = 0x0f;
+		bz[0x207] = 0x02;
+		bz[0x238] = 0xff;
+		bz[0x239] = 0x07;
+		put("fs/boot/vmlinuz-2047", bz, sizeof(bz));
+		e.kernel = "/boot/vmlinuz-2047";
+		memset(line, 'x', 2047);
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), 0);
+		line[2047] = 'y';
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -E2BIG);
+		CHECK_STR(why, "command line: 2048 bytes, the kernel takes at most 2047 (E2BIG)");
+		/* more than the old fixed 4096 when the kernel says so */
+		bz[0x239] = 0x20; /* 0x20ff = 8447 */
+		put("fs/boot/vmlinuz-big", bz, sizeof(bz));
+		e.kernel = "/boot/vmlinuz-big";
+		memset(line, 'z', 4999);
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), 0);
 	}
 
 	TEST("UKI whose .linux is not a bzImage") {

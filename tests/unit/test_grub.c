@@ -8,6 +8,7 @@
 #include "entry.h"
 #include "fs.h"
 #include "grub.h"
+#include "grub_int.h"
 #include "t.h"
 
 static struct lb_entries L;
@@ -89,7 +90,7 @@ static void fsset(const char *name, const struct fsdef *d, int with_grub)
 static int parse_fs(size_t cfg_fs, const char *path)
 {
 	lb_entries_free(&L);
-	return lb_grub_parse(&S, &S.v[cfg_fs], path, &L);
+	return lb_grub_parse(&S, &S.v[cfg_fs], path, &L, NULL);
 }
 
 static void dump(void)
@@ -186,14 +187,16 @@ int main(void)
 		      "}\n");
 		CHECK_INT(L.n, 1);
 		CHECK_STR(L.v[0].title, "T x y");
-		CHECK_STR(L.v[0].cmdline, "one two three four x y ro quiet qz $a $a cont");
+		/* arguments with a space reach the kernel quoted, as GRUB's
+		 * loader writes them (grub_create_loader_cmdline) */
+		CHECK_STR(L.v[0].cmdline, "\"one two\" \"three four\" \"x y\" ro quiet qz $a $a cont");
 	}
 	TEST("grub word splitting of unquoted variables") {
 		parse("set k='root=/dev/x   rw'\n"
 		      "menuentry A { set n=0; for w in $k; do n=\"$n+\"; done; linux /a $n }\n");
 		CHECK_STR(L.v[0].cmdline, "0++");
 		parse("set k='a b'\nmenuentry A { for w in \"$k\"; do linux /a \"[$w]\"; done }\n");
-		CHECK_STR(L.v[0].cmdline, "[a b]");
+		CHECK_STR(L.v[0].cmdline, "\"[a b]\"");
 	}
 	TEST("grub comments, semicolons, empty words") {
 		parse("# comment\nset x=1 # trailing\n"
@@ -228,7 +231,7 @@ int main(void)
 		      "f a 'b c'\n"
 		      "f stop; st=$?\n"
 		      "menuentry A { linux /a \"$r\" $r2 $st }\n");
-		CHECK_STR(L.v[0].cmdline, "1 stop  stop after 3");
+		CHECK_STR(L.v[0].cmdline, "\"1 stop  stop\" after 3");
 	}
 	TEST("grub loops: for, while, until, break, continue, bound") {
 		parse("s=\n"
@@ -312,7 +315,11 @@ int main(void)
 		      "menuentry B { linux /b $opt $1 $2 } extra\n"
 		      "set opt=late\n");
 		CHECK_STR(L.v[0].cmdline, "late");
-		CHECK(find("B") < 0 || 1);
+		/* text after a menuentry block is a syntax error in GRUB
+		 * (grub-script-check): B is not in the menu */
+		CHECK_INT(L.n, 1);
+		CHECK(find("B") < 0);
+		CHECK(has_msg("unexpected text after } (command at line 3 skipped)"));
 	}
 	TEST("grub hiddenentry") {
 		parse("hiddenentry 'Hidden' --hotkey h { linux /h }\nmenuentry V { linux /v }\n");
@@ -633,11 +640,12 @@ int main(void)
 
 		fsset("envesc", envd, 1);
 		lb_entries_free(&L);
-		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/boot/grub/x.cfg", &L), -ENOENT);
+		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/boot/grub/x.cfg", &L, NULL), -ENOENT);
 		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "/boot/grub/x.cfg", cfg, strlen(cfg), &L), 0);
 		dump();
 		CHECK_INT(L.n, 2);
-		CHECK_STR(L.v[0].cmdline, "[a\\b\nc]");
+		/* the loader escapes the backslash */
+		CHECK_STR(L.v[0].cmdline, "[a\\\\b\nc]");
 		CHECK(L.v[1].cmdline == NULL);
 	}
 	TEST("grub devices: (dev)/path, $root, set root=(dev), unknown devices") {
@@ -746,6 +754,149 @@ int main(void)
 		}
 	}
 
+	/* fidelity cases found by u-root's and petitboot's test data; real
+	 * GRUB 2 (as RHEL builds it) is the reference */
+	TEST("grub \\xNN in words is kept as written, arguments with spaces are quoted") {
+		parse("set v='a b'\n"
+		      "menuentry A { linux /v inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 "
+		      "acpi_osi=\"Windows 2015\" 'q\"uote' a\\\\b \"\\x41\" \\xZZ \\x4 $v \"$v\" }\n");
+		dump();
+		CHECK_INT(L.n, 1);
+		CHECK_STR(L.v[0].cmdline, "inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 "
+			  "\"acpi_osi=Windows 2015\" q\\\"uote a\\\\b \\x41 xZZ x4 a b \"a b\"");
+		/* titles and other commands see the same words */
+		parse("menuentry 'T\\x20' X\\x41 { linux /$2 }\n");
+		CHECK_STR(L.v[0].title, "T\\x20");
+		CHECK_STR(L.v[0].kernel, "/X\\x41");
+	}
+	static const struct fsdef c7[] = { { "media", NULL, "CentOS 7 x86_64", NULL }, { 0 } };
+	TEST("grub centos7 install media: LABEL=CentOS\\x207\\x20x86_64 reaches the kernel") {
+		fsset("centos7-media", c7, 0);
+		CHECK_INT(parse_fs(0, "/EFI/BOOT/grub.cfg"), 0);
+		dump();
+		CHECK_INT(L.n, 4);
+		CHECK_INT(L.timeout, 60);
+		CHECK_ENTRY(0, "Install CentOS 7", "Install CentOS 7", "CentOS 7 x86_64",
+			    "/images/pxeboot/vmlinuz",
+			    "inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 quiet");
+		CHECK_INITRDS(0, "/images/pxeboot/initrd.img");
+		CHECK_ENTRY(3, "Rescue a CentOS system",
+			    "Troubleshooting -->>>Rescue a CentOS system", "CentOS 7 x86_64",
+			    "/images/pxeboot/vmlinuz",
+			    "inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 rescue quiet");
+		CHECK_STR(def_title(), "Test this media & install CentOS 7");
+		CHECK(!has_msg("not found on") && !has_msg("not known"));
+	}
+	TEST("grub [ -s ] is false for a directory and an empty name") {
+		static const char cfg[] =
+			"if [ -s /boot/grub ]; then d=dir; fi\n"
+			"if [ -s \"\" ]; then e=empty; fi\n"
+			"if [ -s /boot/grub/grubenv ]; then f=file; fi\n"
+			"if [ -s /boot/grub/nope ]; then n=none; fi\n"
+			"if [ -d /boot/grub ]; then g=isdir; fi\n"
+			"menuentry A { linux /a $d $e $f $n $g }\n";
+
+		fsset("envesc", envd, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "s.cfg", cfg, strlen(cfg), &L), 0);
+		CHECK_INT(L.n, 1);
+		CHECK_STR(L.v[0].cmdline, "file isdir");
+	}
+	TEST("grub linux with a device and no path: the entry is reported and skipped") {
+		parse("menuentry A { linux (hd0,1) quiet; initrd /i }\n"
+		      "menuentry B { linux (hd0,gpt2)/ }\n"
+		      "menuentry C { linux (hd0,1); linux /c x }\n"
+		      "menuentry D { linux /d; linux (hd0,1) }\n");
+		dump();
+		CHECK_INT(L.n, 1);
+		CHECK_STR(L.v[0].title, "C");
+		CHECK_STR(L.v[0].kernel, "/c");
+		CHECK(has_msg("entry 'A' skipped: linux names no kernel file"));
+		CHECK(has_msg("entry 'B' skipped: linux names no kernel file"));
+		CHECK(has_msg("entry 'D' skipped: linux names no kernel file"));
+		for (size_t i = 0; i < L.n; i++)
+			CHECK(strcmp(L.v[i].kernel, "/"));
+	}
+	TEST("grub initrd with more files than an entry holds: refused, never dropped") {
+		char cfg[2048];
+		int o;
+
+		o = snprintf(cfg, sizeof(cfg), "menuentry Max { linux /k; initrd");
+		for (int i = 0; i < LB_MAX_INITRDS; i++)
+			o += snprintf(cfg + o, sizeof(cfg) - (size_t)o, " /i%d", i);
+		o += snprintf(cfg + o, sizeof(cfg) - (size_t)o, " }\nmenuentry Over { linux /k; initrd");
+		for (int i = 0; i <= LB_MAX_INITRDS; i++)
+			o += snprintf(cfg + o, sizeof(cfg) - (size_t)o, " /i%d", i);
+		o += snprintf(cfg + o, sizeof(cfg) - (size_t)o, " }\nmenuentry Again { linux /k; initrd");
+		for (int i = 0; i <= LB_MAX_INITRDS; i++)
+			o += snprintf(cfg + o, sizeof(cfg) - (size_t)o, " /i%d", i);
+		snprintf(cfg + o, sizeof(cfg) - (size_t)o, "; initrd /one }\n");
+		parse(cfg);
+		dump();
+		CHECK_INT(L.n, 2);
+		CHECK_STR(L.v[0].title, "Max");
+		CHECK_INT(L.v[0].n_initrd, LB_MAX_INITRDS);
+		CHECK(find("Over") < 0);
+		CHECK(has_msg("entry 'Over' skipped: initrd: more than"));
+		/* a later initrd line that fits replaces the refused one */
+		CHECK_STR(L.v[1].title, "Again");
+		CHECK_INITRDS(1, "/one");
+	}
+
+	TEST("grub reports whether the config ran blscfg") {
+		struct lb_grub_info info = { 1 };
+
+		/* the ESP stub's configfile runs the /boot config that runs it */
+		fsset("fedora39", fed, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/EFI/fedora/grub.cfg", &L, &info), 0);
+		CHECK_INT(L.n, 3);
+		CHECK_INT(info.ran_blscfg, 1);
+		fsset("debian12", deb, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse(&S, &S.v[1], "/boot/grub/grub.cfg", &L, &info), 0);
+		CHECK_INT(L.n, 5);
+		CHECK_INT(info.ran_blscfg, 0);
+		lb_entries_free(&L);
+		info.ran_blscfg = 1;
+		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/nope.cfg", &L, &info), -ENOENT);
+		CHECK_INT(info.ran_blscfg, 0);
+	}
+	TEST("grub step budget: a script that loops stops after 20000 commands a phase") {
+		/* nested loops would run 30 x 1000 x 2 commands: the budget
+		 * bounds the time a hostile config holds the boot (and a fuzz
+		 * execution) */
+		parse("menuentry A { linux /a }\n"
+		      "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do\n"
+		      "  while true; do true; done\n"
+		      "done\n"
+		      "menuentry B { linux /b }\n");
+		CHECK_INT(L.n, 1);
+		CHECK(has_msg("evaluation stopped after 20000 commands"));
+		/* the menu has a budget of its own: entry bodies that loop */
+		parse("menuentry A { while true; do true; done; linux /a }\n"
+		      "menuentry B { linux /b }\n");
+		CHECK(find("B") >= 0);
+	}
+	TEST("grub command table: sorted, every name found, unknown names not") {
+		size_t n;
+		const struct g_cmd *t = g_cmd_table(&n);
+
+		CHECK(n > 100);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				CHECK(strcmp(t[i - 1].name, t[i].name) < 0);
+			CHECK(g_cmd_find(t[i].name) == &t[i]);
+		}
+		CHECK(g_cmd_find("nosuchcommand") == NULL);
+		CHECK(g_cmd_find("") == NULL);
+		CHECK(g_cmd_find("linu") == NULL);
+		/* a loader that is not Linux: skipped with the reason */
+		parse("menuentry M { multiboot /xen }\nmenuentry C { chainloader +1 }\n");
+		CHECK_INT(L.n, 0);
+		CHECK(has_msg("entry 'M' skipped: not a Linux kernel"));
+		CHECK(has_msg("entry 'C' skipped: chainloader is not supported"));
+	}
 	static const struct fsdef inc[] = { { "root", "5555-6666", NULL, "hd1,gpt5" }, { 0 } };
 	TEST("grub source, configfile, functions defining entries, include depth cap") {
 		fsset("include", inc, 1);

@@ -223,6 +223,31 @@ int main(void)
 		lb_entries_free(&l);
 		lb_fsset_free(&set);
 	}
+	TEST("scan GRUB blscfg: what the config runs counts, not a mention in a comment") {
+		struct lb_fsset set = { 0 };
+		struct lb_entries l = LB_ENTRIES_INIT;
+		struct lb_fs fs = mkfs("root5", "r00t5", "hd0,gpt2");
+
+		/* no blscfg run: the BLS entries are listed on their own */
+		mkfile(fs.dir, "boot/grub2/grub.cfg",
+		       "# this system does not use blscfg\n"
+		       "if false; then insmod blscfg; blscfg; fi\n"
+		       "menuentry Own { linux /boot/vmlinuz-own }\n");
+		mkfile(fs.dir, "boot/loader/entries/f.conf", fedora_entry);
+		mkfile(fs.dir, "boot/vmlinuz-6.5.6-300.fc39.x86_64", "k");
+		mkfile(fs.dir, "boot/vmlinuz-own", "k");
+		lb_fsset_add(&set, &fs);
+		CHECK_INT(lb_scan(&set, &l), 0);
+		CHECK_INT(l.n, 2);
+		if (l.n == 2) {
+			CHECK_STR(l.v[0].title, "Own");
+			CHECK(strstr(l.v[1].kernel, "vmlinuz-6.5.6-300.fc39.x86_64") != NULL);
+		}
+		if (t_failed_now)
+			dump(&l);
+		lb_entries_free(&l);
+		lb_fsset_free(&set);
+	}
 	TEST("scan ISO-like: GRUB + isolinux on one fs, GRUB default") {
 		struct lb_fsset set = { 0 };
 		struct lb_entries l = LB_ENTRIES_INIT;

@@ -289,6 +289,33 @@ int main(void)
 		CHECK(has_msg(&l, "default label local boots nothing"));
 		lb_entries_free(&l);
 	}
+	TEST("syslinux IMPLICIT 0: a DEFAULT naming no label boots no kernel of that name") {
+		struct lb_entries l = LB_ENTRIES_INIT;
+
+		/* u-root's test data: DEFAULT boot with no label boot */
+		CHECK_INT(parse_mem("/",
+			"IMPLICIT 0\nDEFAULT boot\nlabel linux\n kernel /vmlinuz\n"
+			"label other\n kernel /other\n", &l), 0);
+		dump(&l);
+		CHECK_INT(l.n, 2);
+		CHECK(!by_id(&l, "boot"));
+		for (size_t i = 0; i < l.n; i++)
+			CHECK(strcmp(l.v[i].kernel, "/boot") && strcmp(l.v[i].kernel, "boot"));
+		CHECK(def(&l) && !strcmp(def(&l)->id, "linux"));
+		CHECK(has_msg(&l, "default boot names no label and IMPLICIT 0"));
+		lb_entries_free(&l);
+		/* a label still boots; IMPLICIT 1 (the default) runs the kernel */
+		CHECK_INT(parse_mem("/",
+			"IMPLICIT 0\nDEFAULT other\nlabel linux\n kernel /vmlinuz\n"
+			"label other\n kernel /other\n", &l), 0);
+		CHECK(def(&l) && !strcmp(def(&l)->id, "other"));
+		lb_entries_free(&l);
+		CHECK_INT(parse_mem("/",
+			"IMPLICIT 1\nDEFAULT boot\nlabel linux\n kernel /vmlinuz\n", &l), 0);
+		CHECK_INT(l.n, 2);
+		CHECK(def(&l) && !strcmp(def(&l)->kernel, "/boot"));
+		lb_entries_free(&l);
+	}
 	TEST("syslinux include, config switch, depth caps") {
 		static const struct mem files[] = {
 			{ "/isolinux/inc.cfg", "label inc\n kernel vmlinuz-inc\n" },

@@ -1,0 +1,890 @@
+/*
+ * GRUB script evaluation: variables and contexts, word expansion, GRUB
+ * device names and paths, the step/work budgets, and the execution of the
+ * syntax tree (commands dispatch through grub_cmds.c's table).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "grub_int.h"
+
+/* ------------------------------------------------------------------ */
+/* interpreter state                                                   */
+
+void g_msg(struct interp *ip, const char *file, int line, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (ip->nmsgs >= G_MAX_MSGS) {
+		if (ip->nmsgs++ == G_MAX_MSGS &&
+		    lb_entries_msg(ip->out, "%s:%d: too many messages, the rest are not shown",
+				   file ? file : "?", line) == -ENOMEM)
+			ip->oom = 1;
+		return;
+	}
+	ip->nmsgs++;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (lb_entries_msg(ip->out, "%s:%d: %s", file ? file : "?", line, buf) == -ENOMEM)
+		ip->oom = 1;
+}
+
+void g_env_free(struct env *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->v[i].name);
+		free(e->v[i].val);
+	}
+	free(e->v);
+	free(e);
+}
+
+struct var *g_env_find(struct env *e, const char *name)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (!strcmp(e->v[i].name, name))
+			return &e->v[i];
+	return NULL;
+}
+
+const char *g_getvar(struct interp *ip, const char *name)
+{
+	struct var *v = g_env_find(ip->env, name);
+
+	return v ? v->val : NULL;
+}
+
+int g_env_set(struct env *e, const char *name, const char *val, int *oom)
+{
+	struct var *v = g_env_find(e, name);
+	char *c;
+
+	size_t vl = strlen(val), old = v ? strlen(v->val) : 0;
+	size_t add = vl + (v ? 0 : strlen(name) + 2);
+
+	if (vl > G_MAX_VAL || e->bytes - old + add > G_MAX_ENV_BYTES)
+		return -E2BIG;
+	if (!(c = strdup(val))) {
+		*oom = 1;
+		return -ENOMEM;
+	}
+	if (v) {
+		free(v->val);
+		v->val = c;
+		e->bytes = e->bytes - old + vl;
+		return 0;
+	}
+	if (e->n >= G_MAX_VARS) {
+		free(c);
+		return -E2BIG;
+	}
+	if (e->n == e->cap) {
+		size_t nc = e->cap ? e->cap * 2 : 32;
+		struct var *nv = realloc(e->v, nc * sizeof(*nv));
+
+		if (!nv) {
+			free(c);
+			*oom = 1;
+			return -ENOMEM;
+		}
+		e->v = nv;
+		e->cap = nc;
+	}
+	v = &e->v[e->n];
+	if (!(v->name = strdup(name))) {
+		free(c);
+		*oom = 1;
+		return -ENOMEM;
+	}
+	v->val = c;
+	v->exp = 0;
+	e->n++;
+	e->bytes += add;
+	return 0;
+}
+
+int g_setvar(struct interp *ip, const char *name, const char *val)
+{
+	return g_env_set(ip->env, name, val, &ip->oom);
+}
+
+void g_unsetvar(struct interp *ip, const char *name)
+{
+	struct var *v = g_env_find(ip->env, name);
+
+	if (!v)
+		return;
+	ip->env->bytes -= strlen(v->name) + 2 + strlen(v->val);
+	free(v->name);
+	free(v->val);
+	*v = ip->env->v[--ip->env->n];
+}
+
+/* A copy of e: all variables, or only the exported ones. */
+struct env *g_env_clone(struct env *e, int exported_only, int *oom)
+{
+	struct env *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		*oom = 1;
+		return NULL;
+	}
+	for (size_t i = 0; i < e->n; i++) {
+		if (exported_only && !e->v[i].exp)
+			continue;
+		if (g_env_set(c, e->v[i].name, e->v[i].val, oom)) {
+			g_env_free(c);
+			return NULL;
+		}
+		g_env_find(c, e->v[i].name)->exp = e->v[i].exp;
+	}
+	return c;
+}
+
+int g_valid_name(const char *s)
+{
+	if (!*s || (!isalpha((unsigned char)*s) && *s != '_'))
+		return 0;
+	for (s++; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* expansion                                                           */
+
+/* Parse a variable reference at w[0] == '$'. Returns its length (0: not a
+ * reference, a literal '$'), the name in nb. */
+static size_t var_ref(const char *w, char *nb, size_t nbsz)
+{
+	size_t i = 1, k = 0;
+
+	if (w[1] == '{') {
+		const char *e = strchr(w + 2, '}');
+		size_t len;
+
+		if (!e)
+			return 0;
+		len = (size_t)(e - (w + 2));
+		if (!len || len >= nbsz)
+			return 0;
+		memcpy(nb, w + 2, len);
+		nb[len] = 0;
+		return len + 3;
+	}
+	if (isalpha((unsigned char)w[1]) || w[1] == '_') {
+		while (isalnum((unsigned char)w[i]) || w[i] == '_') {
+			if (k + 1 < nbsz)
+				nb[k++] = w[i];
+			i++;
+		}
+	} else if (isdigit((unsigned char)w[1])) {
+		while (isdigit((unsigned char)w[i])) {
+			if (k + 1 < nbsz)
+				nb[k++] = w[i];
+			i++;
+		}
+	} else if (w[1] == '?' || w[1] == '#' || w[1] == '@' || w[1] == '*') {
+		nb[k++] = w[1];
+		i = 2;
+	} else {
+		return 0;
+	}
+	nb[k] = 0;
+	return i;
+}
+
+/* Value of a variable (special names included) appended to b. */
+static void var_value(struct interp *ip, const char *name, struct sb *b)
+{
+	char num[24];
+
+	if (!strcmp(name, "?")) {
+		snprintf(num, sizeof(num), "%d", ip->status);
+		sb_puts(b, num);
+	} else if (!strcmp(name, "#")) {
+		snprintf(num, sizeof(num), "%zu", ip->pos ? ip->pos->n : 0);
+		sb_puts(b, num);
+	} else if (!strcmp(name, "@") || !strcmp(name, "*")) {
+		for (size_t i = 0; ip->pos && i < ip->pos->n; i++) {
+			if (i)
+				sb_putc(b, ' ');
+			sb_puts(b, ip->pos->v[i]);
+		}
+	} else if (isdigit((unsigned char)name[0])) {
+		char *end;
+		unsigned long k = strtoul(name, &end, 10);
+
+		if (!*end && k >= 1 && ip->pos && k <= ip->pos->n)
+			sb_puts(b, ip->pos->v[k - 1]);
+	} else {
+		const char *v = g_getvar(ip, name);
+
+		if (v)
+			sb_puts(b, v);
+	}
+}
+
+/* "\\xHH" with two hex digits at s */
+int g_is_hex_esc(const char *s)
+{
+	return s[0] == '\\' && s[1] == 'x' && isxdigit((unsigned char)s[2]) &&
+	       isxdigit((unsigned char)s[3]);
+}
+
+/* Expand one raw word into fields (unquoted expansions are split on
+ * blanks, as GRUB does). */
+static void expand_word(struct interp *ip, const char *w, struct sv *out)
+{
+	struct sb cur = { 0 };
+	int have = 0;
+	size_t i = 0, n = strlen(w);
+	char name[128];
+
+	while (i < n) {
+		char c = w[i];
+
+		if (c == '\\') {
+			/* GRUB (as RHEL/Fedora build it) keeps \xHH as written for
+			 * the kernel to decode (LABEL=CentOS\x207); any other
+			 * escaped character stands for itself */
+			if (g_is_hex_esc(w + i)) {
+				sb_putn(&cur, w + i, 4);
+				have = 1;
+				i += 4;
+				continue;
+			}
+			if (i + 1 < n) {
+				sb_putc(&cur, w[i + 1]);
+				have = 1;
+			}
+			i += 2;
+			continue;
+		}
+		if (c == '\'') {
+			size_t j = i + 1;
+
+			while (j < n && w[j] != '\'')
+				j++;
+			sb_putn(&cur, w + i + 1, j - i - 1);
+			have = 1;
+			i = j < n ? j + 1 : j;
+			continue;
+		}
+		if (c == '"') {
+			have = 1;
+			i++;
+			while (i < n && w[i] != '"') {
+				if (w[i] == '\\' && i + 1 < n && strchr("\\\"$", w[i + 1])) {
+					sb_putc(&cur, w[i + 1]);
+					i += 2;
+					continue;
+				}
+				if (w[i] == '$') {
+					size_t used = var_ref(w + i, name, sizeof(name));
+
+					if (used) {
+						var_value(ip, name, &cur);
+						i += used;
+						continue;
+					}
+				}
+				sb_putc(&cur, w[i]);
+				i++;
+			}
+			if (i < n)
+				i++;
+			continue;
+		}
+		if (c == '$') {
+			size_t used = var_ref(w + i, name, sizeof(name));
+
+			if (used) {
+				struct sb v = { 0 };
+
+				var_value(ip, name, &v);
+				if (v.err && !cur.err)
+					cur.err = v.err;
+				for (size_t k = 0; k < v.n; k++) {
+					if (g_is_blank(v.s[k]) || v.s[k] == '\n') {
+						if (have || cur.n) {
+							sv_push(out, sb_take(&cur));
+							have = 0;
+						}
+					} else {
+						sb_putc(&cur, v.s[k]);
+						have = 1;
+					}
+				}
+				free(v.s);
+				i += used;
+				continue;
+			}
+		}
+		sb_putc(&cur, c);
+		have = 1;
+		i++;
+	}
+	if (cur.err) {
+		if (!out->err)
+			out->err = cur.err;
+		free(cur.s);
+		return;
+	}
+	if (have)
+		sv_push(out, sb_take(&cur));
+	else
+		free(cur.s);
+}
+
+int g_expand_words(struct interp *ip, char *const *w, size_t n, struct sv *out)
+{
+	for (size_t i = 0; i < n && !out->err; i++)
+		expand_word(ip, w[i], out);
+	if (out->err == -ENOMEM)
+		ip->oom = 1;
+	/* a failed expansion cost up to the cap as well */
+	if (g_work(ip, out->err ? G_MAX_CMD_BYTES : out->bytes) && !out->err)
+		out->err = -E2BIG;
+	return out->err;
+}
+
+/* ------------------------------------------------------------------ */
+/* devices and paths                                                   */
+
+/* Compare GRUB device names, "hd0,gpt2" == "hd0,2" == "hd0,msdos2". */
+static int grub_dev_eq(const char *a, const char *b)
+{
+	for (;;) {
+		if (*a == ',' && *b == ',') {
+			a++;
+			b++;
+			if (!strncmp(a, "gpt", 3))
+				a += 3;
+			else if (!strncmp(a, "msdos", 5))
+				a += 5;
+			if (!strncmp(b, "gpt", 3))
+				b += 3;
+			else if (!strncmp(b, "msdos", 5))
+				b += 5;
+			continue;
+		}
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++;
+		b++;
+	}
+}
+
+static int fs_matches(const struct lb_fs *f, const char *dev)
+{
+	return (f->grub && grub_dev_eq(f->grub, dev)) ||
+	       (f->uuid && !strcasecmp(f->uuid, dev)) ||
+	       (f->label && !strcmp(f->label, dev)) ||
+	       (f->name && !strcmp(f->name, dev));
+}
+
+/* Filesystems in search order: the set, then the config's own if it is
+ * not part of it. */
+size_t g_n_cands(struct interp *ip)
+{
+	size_t n = ip->all ? ip->all->n : 0;
+	int in = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (&ip->all->v[i] == ip->cfgfs)
+			in = 1;
+	return n + (ip->cfgfs && !in ? 1 : 0);
+}
+
+const struct lb_fs *g_cand(struct interp *ip, size_t i)
+{
+	size_t n = ip->all ? ip->all->n : 0;
+
+	return i < n ? &ip->all->v[i] : ip->cfgfs;
+}
+
+/* Look up a device name ("hd0,gpt2", a uuid, label, name); NULL if none.
+ * Parentheses are stripped. */
+const struct lb_fs *g_find_dev(struct interp *ip, const char *dev)
+{
+	char buf[512];
+	size_t n = strlen(dev), nc = g_n_cands(ip);
+
+	if (n && dev[0] == '(' && dev[n - 1] == ')') {
+		dev++;
+		n -= 2;
+	}
+	if (!n || n >= sizeof(buf))
+		return NULL;
+	memcpy(buf, dev, n);
+	buf[n] = 0;
+	/* GRUB names first: they are what configs use most */
+	for (size_t i = 0; i < nc; i++)
+		if (g_cand(ip, i)->grub && grub_dev_eq(g_cand(ip, i)->grub, buf))
+			return g_cand(ip, i);
+	for (size_t i = 0; i < nc; i++)
+		if (fs_matches(g_cand(ip, i), buf))
+			return g_cand(ip, i);
+	return NULL;
+}
+
+/* The value that names fs in $root after `search --set`. */
+const char *g_dev_value(const struct lb_fs *f)
+{
+	return f->grub ? f->grub : lb_fs_ident(f);
+}
+
+/* Split "(dev)/path" or "/path" (on $root) and find the filesystem. An
+ * unknown device name falls back to the config's filesystem, as the
+ * numbering of GRUB devices is unknown here (dev_unknown says so). */
+int g_resolve_path(struct interp *ip, const char *s, struct gpath *g)
+{
+	const char *p = s, *root;
+	size_t dl;
+
+	memset(g, 0, sizeof(*g));
+	if (*s == '(') {
+		const char *e = strchr(s, ')');
+
+		if (!e)
+			return -EINVAL;
+		dl = (size_t)(e - s - 1);
+		if (dl >= sizeof(g->dev))
+			return -ENAMETOOLONG;
+		memcpy(g->dev, s + 1, dl);
+		g->dev[dl] = 0;
+		p = e + 1;
+	} else {
+		root = g_getvar(ip, "root");
+		dl = root ? strlen(root) : 0;
+		if (dl >= 2 && root[0] == '(' && root[dl - 1] == ')') {
+			root++; /* set root=(hd0,1) */
+			dl -= 2;
+		}
+		if (dl < sizeof(g->dev)) {
+			memcpy(g->dev, root ? root : "", dl);
+			g->dev[dl] = 0;
+		}
+	}
+	if (strlen(p) + 2 > sizeof(g->path))
+		return -ENAMETOOLONG;
+	/* "/" + p with repeated slashes collapsed, as GRUB's filesystems see it */
+	dl = 0;
+	g->path[dl++] = '/';
+	for (; *p; p++)
+		if (*p != '/' || g->path[dl - 1] != '/')
+			g->path[dl++] = *p;
+	g->path[dl] = 0;
+	if (g->dev[0])
+		g->fs = g_find_dev(ip, g->dev);
+	if (!g->fs) {
+		g->dev_unknown = g->dev[0] != 0;
+		g->fs = ip->cfgfs;
+	}
+	return 0;
+}
+
+int g_path_stat(struct interp *ip, const char *s, struct stat *st)
+{
+	struct gpath g;
+
+	if (g_resolve_path(ip, s, &g) || !g.fs)
+		return -ENOENT;
+	return lb_fs_stat(g.fs, g.path, st);
+}
+
+/* ------------------------------------------------------------------ */
+/* evaluation                                                          */
+
+int g_budget(struct interp *ip)
+{
+	if (ip->fatal)
+		return 0;
+	if (ip->oom) {
+		ip->fatal = 1;
+		return 0;
+	}
+	if (++ip->steps > G_MAX_STEPS) {
+		if (!ip->warned_budget) {
+			ip->warned_budget = 1;
+			g_msg(ip, ip->file, ip->line, "evaluation stopped after %d commands",
+			    G_MAX_STEPS);
+		}
+		ip->fatal = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* Account bytes expanded or copied; past G_MAX_WORK evaluation stops
+ * (bounds the time a hostile config can take). Returns nonzero then. */
+int g_work(struct interp *ip, size_t bytes)
+{
+	ip->work += bytes;
+	if (ip->work <= G_MAX_WORK)
+		return 0;
+	if (!ip->warned_work) {
+		ip->warned_work = 1;
+		g_msg(ip, ip->file, ip->line, "evaluation stopped after %u MiB of expansions",
+		    G_MAX_WORK >> 20);
+	}
+	ip->fatal = 1;
+	return 1;
+}
+
+struct func *g_find_func(struct interp *ip, const char *name)
+{
+	for (size_t i = 0; i < ip->nfuncs; i++)
+		if (!strcmp(ip->funcs[i].name, name))
+			return &ip->funcs[i];
+	return NULL;
+}
+
+int g_is_int(const char *s, long long *v)
+{
+	char *e;
+
+	errno = 0;
+	*v = strtoll(s, &e, 10);
+	return *s && !*e && !errno;
+}
+
+/* A simple command: a builtin from the command table, else a function,
+ * else `name=value`; an unknown command fails (GRUB reports it and goes
+ * on). */
+static int exec_simple(struct interp *ip, struct node *nd)
+{
+	struct sv w = { 0 };
+	const struct g_cmd *cmd;
+	struct func *fn;
+	char *eq;
+	int r;
+
+	if (g_expand_words(ip, nd->w.v, nd->w.n, &w)) {
+		if (w.err != -ENOMEM)
+			g_msg(ip, nd->file, nd->line, "command too long");
+		sv_free(&w);
+		return 1;
+	}
+	if (!w.n) {
+		sv_free(&w);
+		return 0;
+	}
+	if ((cmd = g_cmd_find(w.v[0])))
+		r = cmd->fn(ip, nd, w.v, w.n);
+	else if ((fn = g_find_func(ip, w.v[0])))
+		r = g_call_func(ip, fn, w.v, w.n);
+	else if (w.n == 1 && (eq = strchr(w.v[0], '=')) && eq != w.v[0]) {
+		*eq = 0;
+		r = g_valid_name(w.v[0]) && !g_setvar(ip, w.v[0], eq + 1) ? 0 : 1;
+	} else {
+		r = 1;
+	}
+	sv_free(&w);
+	return r;
+}
+
+int g_call_func(struct interp *ip, struct func *f, char **a, size_t n)
+{
+	struct sv pos = { 0 }, *save = ip->pos;
+	int r, save_loop = ip->loop_depth;
+
+	if (ip->depth >= G_MAX_NEST) {
+		g_msg(ip, f->def->file, f->def->line, "function %s: recursion too deep", f->name);
+		return 1;
+	}
+	for (size_t i = 1; i < n; i++)
+		sv_push(&pos, strdup(a[i]));
+	if (pos.err) {
+		sv_free(&pos);
+		return 1;
+	}
+	ip->pos = &pos;
+	ip->depth++;
+	ip->loop_depth = 0;
+	r = g_exec_list(ip, &f->def->body);
+	ip->loop_depth = save_loop;
+	ip->depth--;
+	if (ip->flow == F_RETURN) {
+		ip->flow = F_NONE;
+		r = ip->status;
+	}
+	ip->flow = F_NONE;
+	ip->pos = save;
+	sv_free(&pos);
+	return r;
+}
+
+static int define_func(struct interp *ip, struct node *nd)
+{
+	const char *name = nd->w.v[0];
+	struct func *f = g_find_func(ip, name);
+
+	if (f) {
+		f->def = nd;
+		return 0;
+	}
+	if (ip->nfuncs >= G_MAX_FUNCS) {
+		g_msg(ip, nd->file, nd->line, "too many functions");
+		return 1;
+	}
+	if (!(ip->funcs[ip->nfuncs].name = strdup(name))) {
+		ip->oom = 1;
+		return 1;
+	}
+	ip->funcs[ip->nfuncs++].def = nd;
+	return 0;
+}
+
+/* Status of a loop body; handles break/continue levels. Returns 1 to
+ * leave the loop. */
+static int loop_flow(struct interp *ip)
+{
+	if (ip->flow == F_BREAK || ip->flow == F_CONTINUE) {
+		if (--ip->flow_n > 0)
+			return 1; /* propagate to the outer loop */
+		if (ip->flow == F_BREAK) {
+			ip->flow = F_NONE;
+			return 1;
+		}
+		ip->flow = F_NONE;
+		return 0;
+	}
+	return ip->flow != F_NONE || ip->fatal;
+}
+
+int g_exec_node(struct interp *ip, struct node *nd)
+{
+	int r = 0;
+
+	if (!g_budget(ip))
+		return 1;
+	ip->file = nd->file;
+	ip->line = nd->line;
+	switch (nd->k) {
+	case N_CMD:
+		r = exec_simple(ip, nd);
+		break;
+	case N_IF: {
+		size_t i;
+
+		r = 0;
+		for (i = 0; i < nd->narms; i++) {
+			int c = g_exec_list(ip, &nd->arms[i].cond);
+
+			if (ip->flow != F_NONE || ip->fatal)
+				return c;
+			if (!c) {
+				r = g_exec_list(ip, &nd->arms[i].body);
+				break;
+			}
+		}
+		if (i == nd->narms && nd->has_else)
+			r = g_exec_list(ip, &nd->body);
+		break;
+	}
+	case N_FOR: {
+		struct sv vals = { 0 };
+
+		if (g_expand_words(ip, nd->w.v + 1, nd->w.n - 1, &vals)) {
+			sv_free(&vals);
+			r = 1;
+			break;
+		}
+		ip->loop_depth++;
+		for (size_t i = 0; i < vals.n && i < G_MAX_LOOP; i++) {
+			g_setvar(ip, nd->w.v[0], vals.v[i]);
+			r = g_exec_list(ip, &nd->body);
+			if (loop_flow(ip))
+				break;
+		}
+		ip->loop_depth--;
+		sv_free(&vals);
+		break;
+	}
+	case N_WHILE:
+	case N_UNTIL:
+		ip->loop_depth++;
+		for (long it = 0;; it++) {
+			int c;
+
+			if (it >= G_MAX_LOOP) {
+				g_msg(ip, nd->file, nd->line, "loop stopped after %d iterations",
+				    G_MAX_LOOP);
+				break;
+			}
+			c = g_exec_list(ip, &nd->cond);
+			if (ip->flow != F_NONE || ip->fatal)
+				break;
+			if ((nd->k == N_WHILE) != (c == 0))
+				break;
+			r = g_exec_list(ip, &nd->body);
+			if (loop_flow(ip))
+				break;
+		}
+		ip->loop_depth--;
+		break;
+	case N_FUNC:
+		r = define_func(ip, nd);
+		break;
+	case N_MENU: {
+		struct sv w = { 0 };
+
+		if (g_expand_words(ip, nd->w.v, nd->w.n, &w)) {
+			sv_free(&w);
+			r = 1;
+			break;
+		}
+		r = g_cmd_menu(ip, nd, w.v, w.n);
+		sv_free(&w);
+		break;
+	}
+	}
+	ip->status = r;
+	return r;
+}
+
+int g_exec_list(struct interp *ip, struct list *l)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		r = g_exec_node(ip, l->v[i]);
+		if (ip->flow != F_NONE || ip->fatal)
+			break;
+	}
+	return r;
+}
+
+struct script *g_new_script(struct interp *ip, const char *name)
+{
+	struct script *sc = calloc(1, sizeof(*sc));
+
+	if (!sc || !(sc->name = strdup(name))) {
+		free(sc);
+		ip->oom = 1;
+		return NULL;
+	}
+	sc->next = ip->scripts;
+	ip->scripts = sc;
+	return sc;
+}
+
+/* Parse a buffer into a kept script and run it, one top-level command at a
+ * time; a syntax error skips the command (from the line it starts on) with
+ * a message and parsing resumes on the next line, as GRUB's line reader
+ * does. Returns 0, or negative errno (ENOMEM, too many scripts). */
+int g_run_script_buf(struct interp *ip, const char *name, const char *buf,
+			  size_t len, struct script **keep)
+{
+	struct script *sc;
+	struct parser P;
+	char *clean;
+	size_t cl = 0, rescanned = 0;
+
+	if (ip->nscripts >= G_MAX_SCRIPTS) {
+		g_msg(ip, name, 0, "too many included files");
+		return -E2BIG;
+	}
+	if (!(sc = g_new_script(ip, name)))
+		return -ENOMEM;
+	ip->nscripts++;
+	if (keep)
+		*keep = sc;
+	/* GRUB reads a config line by line into C strings: a NUL ends its
+	 * line; carriage returns are dropped here too (CRLF files) */
+	if (!(clean = malloc(len + 1))) {
+		ip->oom = 1;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\r')
+			continue;
+		if (!buf[i]) {
+			while (i + 1 < len && buf[i + 1] != '\n')
+				i++;
+			continue;
+		}
+		clean[cl++] = buf[i];
+	}
+	clean[cl] = 0;
+	buf = clean;
+	len = cl;
+	memset(&P, 0, sizeof(P));
+	P.L.s = buf;
+	P.L.n = len;
+	P.L.line = 1;
+	P.file = sc->name;
+	while (!ip->fatal) {
+		struct node *nd;
+		size_t start_i;
+		int start_line, r;
+
+		g_skip_nl(&P);
+		if (g_peek(&P.L) == T_EOF)
+			break;
+		start_line = P.L.tline;
+		/* the offset of the line the command starts on */
+		start_i = P.L.tstart;
+		while (start_i > 0 && buf[start_i - 1] != '\n')
+			start_i--;
+		P.err = NULL;
+		P.L.err = NULL;
+		r = g_parse_command(&P, &nd);
+		if (r == -ENOMEM) {
+			ip->oom = 1;
+			break;
+		}
+		if (r) {
+			g_msg(ip, sc->name, P.errline ? P.errline : start_line,
+			    "%s (command at line %d skipped)", P.err ? P.err : "syntax error",
+			    start_line);
+			/* Resume after the first line of the broken command, so
+			 * one unclosed block does not swallow the rest of the
+			 * file. Rescanning is bounded: past 4x the file, resume
+			 * where the error was found, as GRUB's reader does. */
+			free(P.L.w);
+			P.L.w = NULL;
+			P.L.have = 0;
+			P.depth = 0;
+			rescanned += P.L.i > start_i ? P.L.i - start_i : 0;
+			if (rescanned > 4 * (size_t)len + 65536)
+				continue;
+			P.L.i = start_i;
+			while (P.L.i < len && buf[P.L.i] != '\n')
+				P.L.i++;
+			P.L.line = start_line;
+			continue;
+		}
+		if (g_list_push(&sc->top, nd)) {
+			g_node_free(nd);
+			ip->oom = 1;
+			break;
+		}
+		if (g_peek(&P.L) == T_SEMI)
+			g_drop(&P.L);
+		g_exec_node(ip, nd);
+		if (ip->flow == F_RETURN && ip->depth == 0)
+			ip->flow = F_NONE; /* `return` outside a function ends nothing */
+		if (ip->flow == F_BREAK || ip->flow == F_CONTINUE)
+			ip->flow = F_NONE;
+	}
+	free(P.L.w);
+	free(clean);
+	return ip->oom ? -ENOMEM : 0;
+}
