@@ -14,6 +14,14 @@ LB_APPLET(init, LB_TARGET,
 "  lboot.wait=N        wait up to N seconds for disks to appear (default 5)\n"
 "  lboot.default=X     default entry by id, title or 0-based index\n"
 "  lboot.debug         list every entry found\n"
+"  lboot.phase_timeout=S  bound on each phase of the boot process (probing,\n"
+"                      mounting, scanning one device, loading an entry;\n"
+"                      default 30 s each, 120 s for loading; 0: none); a\n"
+"                      phase that outlives it is killed and the boot goes\n"
+"                      on without its device. The menu has no bound.\n"
+"  lboot.fault_hang=PHASE[:DEV]  fault injection for tests: the boot process\n"
+"                      hangs when it enters PHASE (discover, probe, mount,\n"
+"                      scan, load) on DEV\n"
 "Run as anything but PID 1 it refuses (use `lboot boot`).\n"
 "Exit: 0 never, 1 not PID 1, 2 usage.\n")
 
