@@ -491,8 +491,8 @@ int lb_supervise_once(const struct lb_boot_opts *o,
 			}
 			goto out;
 		}
-		if (wait < 0 || wait > 1000)
-			wait = 1000; /* a new stamp is seen within a second */
+		if (wait < 0 || wait > 250)
+			wait = 250; /* a new stamp is seen within 250 ms */
 		ts.tv_sec = wait / 1000;
 		ts.tv_nsec = (wait % 1000) * 1000000L;
 		sigtimedwait(&chld, NULL, &ts);

@@ -40,8 +40,8 @@ static int run_steady(const struct lb_boot_opts *o)
 	static const char *const devs[] = { "/dev/a", "/dev/b", "/dev/c", "/dev/d" };
 
 	for (int i = 0; i < 4; i++) {
-		lb_progress_bound(LB_PHASE_PROBE, devs[i], 400);
-		nap(150);
+		lb_progress_bound(LB_PHASE_PROBE, devs[i], 600);
+		nap(200);
 	}
 	_exit(0);
 }
@@ -50,7 +50,7 @@ static int run_steady(const struct lb_boot_opts *o)
 static int run_menu(const struct lb_boot_opts *o)
 {
 	lb_progress(LB_PHASE_MENU, NULL);
-	nap(800);
+	nap(500);
 	_exit(0);
 }
 
@@ -194,7 +194,7 @@ int main(void)
 		CHECK_INT(lb_supervise_once(&o, run_steady, &end), 0);
 		CHECK_INT(end.hung, 0);
 		CHECK(WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0);
-		CHECK(lb_progress_now_ms() - t0 >= 600); /* longer than any bound */
+		CHECK(lb_progress_now_ms() - t0 >= 800); /* longer than any bound */
 	}
 
 	TEST("supervisor: no bound while the menu waits") {
@@ -209,14 +209,14 @@ int main(void)
 	TEST("supervisor: lboot.fault_hang stops the named phase and device only") {
 		struct lb_child_end end;
 
-		CHECK_INT(lb_progress_configure(300, "scan:/dev/vdb1"), 0);
+		CHECK_INT(lb_progress_configure(500, "scan:/dev/vdb1"), 0);
 		CHECK_INT(lb_supervise_once(&o, run_fault, &end), 0);
 		CHECK_INT(end.hung, 1);
 		CHECK_INT(end.phase, LB_PHASE_SCAN);
 		CHECK_STR(end.dev, "/dev/vdb1");
 		CHECK_INT(end.interactive, 0);
 		/* the whole phase, device or not */
-		CHECK_INT(lb_progress_configure(300, "scan"), 0);
+		CHECK_INT(lb_progress_configure(500, "scan"), 0);
 		CHECK_INT(lb_supervise_once(&o, run_fault, &end), 0);
 		CHECK_INT(end.hung, 1);
 		CHECK_STR(end.dev, "/dev/vda1");
