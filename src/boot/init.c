@@ -28,7 +28,6 @@ void lb_boot_opts_init(struct lb_boot_opts *o)
 	o->timeout = -1;
 	o->wait = LB_DEFAULT_WAIT;
 	o->settle_ms = 0; /* by the hardware: see lb_discover_wait */
-	o->phase_timeout = -1;
 }
 
 static int parse_secs(const char *v, int *out)
@@ -89,8 +88,13 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			o->default_sel[l] = 0;
 			n++;
 		} else if (!strncmp(tok, "lboot.phase_timeout=", 20)) {
-			if (!parse_secs(tok + 20, &o->phase_timeout))
+			int ms[LB_PHASE_N] = { 0 };
+			size_t l = strlen(tok + 20);
+			if (l < sizeof(o->phase_timeout) &&
+			    !lb_progress_parse_timeouts(tok + 20, ms)) {
+				memcpy(o->phase_timeout, tok + 20, l + 1);
 				n++;
+			}
 		} else if (!strncmp(tok, "lboot.fault_hang=", 17)) {
 			size_t l = strlen(tok + 17);
 			if (l < sizeof(o->fault_hang)) {
@@ -522,9 +526,10 @@ void lb_init_main(void)
 	if (o.debug)
 		say("lboot: timeout=%d wait=%d default=%s\n", o.timeout, o.wait,
 		    o.default_sel[0] ? o.default_sel : "-");
-	if (lb_progress_configure(o.phase_timeout < 0 ? -1 : o.phase_timeout * 1000,
-				  o.fault_hang))
+	if (lb_progress_configure(-1, o.fault_hang))
 		say("lboot: lboot.fault_hang=%s: no such phase\n", o.fault_hang);
+	if (o.phase_timeout[0])
+		lb_progress_timeouts(o.phase_timeout);
 	else if (o.fault_hang[0])
 		say("lboot: fault injection: the boot process will hang at %s\n",
 		    o.fault_hang);

@@ -23,7 +23,7 @@ struct lb_boot_opts {
 	int recovery;        /* start at the prompt without scanning */
 	const char *mnt;     /* mount root (default /run/lboot/mnt) */
 	int interactive;     /* scan, then the menu without a countdown */
-	int phase_timeout;   /* lboot.phase_timeout: s per phase, -1 defaults, 0 off */
+	char phase_timeout[64]; /* lboot.phase_timeout=SPEC (progress.h), "" defaults */
 	char fault_hang[80]; /* lboot.fault_hang=PHASE[:DEV] (fault injection) */
 };
 

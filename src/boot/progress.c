@@ -25,12 +25,12 @@ static const int default_ms[LB_PHASE_N] = {
 
 /* set in PID 1, inherited by the child at fork */
 static struct {
-	int timeout_ms; /* < 0: defaults */
+	int ms[LB_PHASE_N]; /* < 0: the default */
 	int hang_phase; /* -1: no fault */
 	char hang_dev[LB_PROGRESS_DEV];
 	char skip[LB_SKIP_MAX][LB_PROGRESS_DEV];
 	size_t n_skip;
-} cfg = { -1, -1, "", { { 0 } }, 0 };
+} cfg = { { -1, -1, -1, -1, -1, -1, -1 }, -1, "", { { 0 } }, 0 };
 
 static struct lb_progress *cur;
 
@@ -53,7 +53,8 @@ int lb_progress_configure(int phase_timeout_ms, const char *fault)
 	const char *colon;
 	size_t n;
 
-	cfg.timeout_ms = phase_timeout_ms;
+	for (int i = 0; i < LB_PHASE_N; i++)
+		cfg.ms[i] = phase_timeout_ms < 0 ? -1 : phase_timeout_ms;
 	cfg.hang_phase = -1;
 	cfg.hang_dev[0] = 0;
 	if (!fault || !*fault)
@@ -81,9 +82,61 @@ int lb_progress_default_ms(int phase)
 {
 	if (phase <= LB_PHASE_NONE || phase >= LB_PHASE_N || phase == LB_PHASE_MENU)
 		return 0;
-	if (cfg.timeout_ms >= 0)
-		return cfg.timeout_ms;
+	if (cfg.ms[phase] >= 0)
+		return cfg.ms[phase];
 	return default_ms[phase];
+}
+
+int lb_progress_parse_timeouts(const char *spec, int ms[LB_PHASE_N])
+{
+	const char *p = spec;
+	int v[LB_PHASE_N];
+
+	for (int i = 0; i < LB_PHASE_N; i++)
+		v[i] = ms[i];
+	if (!p || !*p)
+		return -EINVAL;
+	for (;;) {
+		const char *e = p + strcspn(p, ","), *colon = memchr(p, ':', (size_t)(e - p));
+		int phase = -1;
+		long secs = 0;
+
+		if (colon) {
+			char ph[16];
+			size_t n = (size_t)(colon - p);
+
+			if (n >= sizeof(ph))
+				return -EINVAL;
+			memcpy(ph, p, n);
+			ph[n] = 0;
+			if ((phase = lb_phase_parse(ph)) < 0 || phase == LB_PHASE_MENU)
+				return -EINVAL;
+			p = colon + 1;
+		}
+		if (p == e || e - p > 5)
+			return -EINVAL;
+		for (; p < e; p++) {
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			secs = secs * 10 + (*p - '0');
+		}
+		if (secs > 86400)
+			return -EINVAL;
+		for (int i = 0; i < LB_PHASE_N; i++)
+			if (phase < 0 || i == phase)
+				v[i] = (int)secs * 1000;
+		if (!*e)
+			break;
+		p = e + 1;
+	}
+	for (int i = 0; i < LB_PHASE_N; i++)
+		ms[i] = v[i];
+	return 0;
+}
+
+int lb_progress_timeouts(const char *spec)
+{
+	return lb_progress_parse_timeouts(spec, cfg.ms);
 }
 
 void lb_progress_attach(struct lb_progress *p)

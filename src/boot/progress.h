@@ -10,9 +10,11 @@
  * leaves that device out (lb_progress_skip_add / lb_progress_skipped).
  * Waiting for the user (the menu, the shell) has no bound.
  *
- * Defaults (lboot.phase_timeout=S sets every bounded phase to S seconds,
- * 0 turns the watch off): device wait lboot.wait + 30 s, probing,
- * mounting and scanning one device 30 s each, loading an entry 120 s.
+ * Defaults: device wait lboot.wait + 30 s, probing, mounting and scanning
+ * one device 30 s each, loading an entry 120 s. lboot.phase_timeout=SPEC
+ * changes them: comma-separated items, each S (every bounded phase gets S
+ * seconds; 0: no bound) or PHASE:S (that phase), applied in order, e.g.
+ * `lboot.phase_timeout=10,load:60`.
  *
  * Fault injection (lboot.fault_hang=PHASE[:DEVICE]): a supervised child
  * that enters PHASE (on DEVICE, when given) stops there forever, as if the
@@ -58,6 +60,11 @@ int lb_phase_parse(const char *name);
  * Returns 0, or -EINVAL for a fault naming no phase (ignored then).
  */
 int lb_progress_configure(int phase_timeout_ms, const char *fault);
+/* Parse a lboot.phase_timeout SPEC (above) over ms[] (ms per phase, -1:
+ * the default). 0, or -EINVAL with ms[] unchanged. */
+int lb_progress_parse_timeouts(const char *spec, int ms[LB_PHASE_N]);
+/* Apply a SPEC over the current configuration (0 or -EINVAL). */
+int lb_progress_timeouts(const char *spec);
 /* The bound a phase gets by default under the current configuration. */
 int lb_progress_default_ms(int phase);
 

@@ -75,16 +75,18 @@ int main(void)
 		struct lb_boot_opts p;
 
 		lb_boot_opts_init(&p);
-		CHECK_INT(p.phase_timeout, -1);
+		CHECK_STR(p.phase_timeout, "");
 		CHECK_STR(p.fault_hang, "");
 		CHECK_INT(lb_boot_parse_cmdline("lboot.phase_timeout=7 lboot.fault_hang=scan:/dev/vda1", &p), 2);
-		CHECK_INT(p.phase_timeout, 7);
+		CHECK_STR(p.phase_timeout, "7");
 		CHECK_STR(p.fault_hang, "scan:/dev/vda1");
-		CHECK_INT(lb_boot_parse_cmdline("lboot.phase_timeout=0", &p), 1);
-		CHECK_INT(p.phase_timeout, 0);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.phase_timeout=0,load:60", &p), 1);
+		CHECK_STR(p.phase_timeout, "0,load:60");
 		CHECK_INT(lb_boot_parse_cmdline("lboot.phase_timeout=-1 lboot.phase_timeout=x "
-						"lboot.phase_timeout=", &p), 0);
-		CHECK_INT(p.phase_timeout, 0);
+						"lboot.phase_timeout= lboot.phase_timeout=menu:5 "
+						"lboot.phase_timeout=7, lboot.phase_timeout=scan: "
+						"lboot.phase_timeout=99999999", &p), 0);
+		CHECK_STR(p.phase_timeout, "0,load:60");
 	}
 
 	TEST("bounds per phase: defaults, lboot.phase_timeout, off, the menu never") {
@@ -104,6 +106,28 @@ int main(void)
 		CHECK_INT(lb_progress_configure(-1, "scanx:/dev/a"), -EINVAL);
 		CHECK_INT(lb_progress_configure(-1, "scan:/dev/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), -EINVAL);
 		CHECK_INT(lb_progress_configure(-1, "load"), 0);
+		/* lboot.phase_timeout=SPEC: S for all, PHASE:S for one, in order */
+		CHECK_INT(lb_progress_timeouts("10,load:60"), 0);
+		CHECK_INT(lb_progress_default_ms(LB_PHASE_SCAN), 10000);
+		CHECK_INT(lb_progress_default_ms(LB_PHASE_DISCOVER), 10000);
+		CHECK_INT(lb_progress_default_ms(LB_PHASE_LOAD), 60000);
+		CHECK_INT(lb_progress_default_ms(LB_PHASE_MENU), 0);
+		CHECK_INT(lb_progress_timeouts("mount:0"), 0);
+		CHECK_INT(lb_progress_default_ms(LB_PHASE_MOUNT), 0);
+		CHECK_INT(lb_progress_default_ms(LB_PHASE_PROBE), 10000);
+		CHECK_INT(lb_progress_timeouts("scan:5,bogus:3"), -EINVAL);
+		CHECK_INT(lb_progress_default_ms(LB_PHASE_SCAN), 10000); /* unchanged */
+		int ms[LB_PHASE_N];
+		for (int i = 0; i < LB_PHASE_N; i++)
+			ms[i] = -1;
+		CHECK_INT(lb_progress_parse_timeouts("probe:2", ms), 0);
+		CHECK_INT(ms[LB_PHASE_PROBE], 2000);
+		CHECK_INT(ms[LB_PHASE_SCAN], -1);
+		CHECK_INT(lb_progress_parse_timeouts("", ms), -EINVAL);
+		CHECK_INT(lb_progress_parse_timeouts(",", ms), -EINVAL);
+		CHECK_INT(lb_progress_parse_timeouts("1,,2", ms), -EINVAL);
+		CHECK_INT(lb_progress_parse_timeouts("86401", ms), -EINVAL);
+		CHECK_INT(lb_progress_parse_timeouts("verylongphasename:1", ms), -EINVAL);
 		CHECK_INT(lb_progress_configure(-1, NULL), 0);
 		CHECK_STR(lb_phase_name(LB_PHASE_MOUNT), "mount");
 		CHECK_INT(lb_phase_parse("probe"), LB_PHASE_PROBE);
