@@ -528,11 +528,11 @@ void lb_init_main(void)
 		    o.default_sel[0] ? o.default_sel : "-");
 	if (lb_progress_configure(-1, o.fault_hang))
 		say("lboot: lboot.fault_hang=%s: no such phase\n", o.fault_hang);
-	if (o.phase_timeout[0])
-		lb_progress_timeouts(o.phase_timeout);
 	else if (o.fault_hang[0])
 		say("lboot: fault injection: the boot process will hang at %s\n",
 		    o.fault_hang);
+	if (o.phase_timeout[0])
+		lb_progress_timeouts(o.phase_timeout); /* checked by the parser */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
