@@ -18,6 +18,7 @@
 #include "discover.h"
 #include "io.h"
 #include "probe.h"
+#include "progress.h"
 
 #define MAX_DEVS 512
 #define MAX_HEAD (16u << 20)
@@ -595,12 +596,20 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 	*n_devices = n;
 	for (size_t i = 0; i < n; i++) {
 		const struct lb_blkdev *d = &devs[i];
-		char devpath[PATH_MAX], dir[PATH_MAX], grub[96];
+		char devpath[PATH_MAX], dir[PATH_MAX], grub[96], diskpath[PATH_MAX];
 		struct lb_probe p;
 		struct lb_fs fs;
 		size_t got = 0;
 		int fd;
 
+		snprintf(devpath, sizeof(devpath), "%s/%s", devdir, d->name);
+		/* PID 1 stopped a boot process stuck on it (or on its disk) */
+		snprintf(diskpath, sizeof(diskpath), "%s/%s", devdir, d->disk);
+		if (lb_progress_skipped(devpath) || lb_progress_skipped(diskpath)) {
+			logf_(o->log, "lboot: %s: skipped: it hung earlier\n", devpath);
+			continue;
+		}
+		lb_progress(LB_PHASE_PROBE, devpath);
 		fd = open_dev(devdir, d, devpath, sizeof(devpath));
 		if (fd == -ENOMEDIUM) {
 			(*n_devices)--; /* an empty drive: not a device to boot from */
@@ -697,6 +706,7 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			}
 			/* a rescan finds earlier mounts: drop them first */
 			umount2(dir, MNT_DETACH);
+			lb_progress(LB_PHASE_MOUNT, devpath);
 			if ((r = do_mount(devpath, dir, &p))) {
 				logf_(o->log, "lboot: %s: %s: mount failed: %s\n",
 				      devpath, p.type, mount_reason(-r));

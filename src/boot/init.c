@@ -19,6 +19,7 @@
 #include "uptime.h"
 #include "kexec.h"
 #include "menu.h"
+#include "progress.h"
 #include "scan.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
@@ -86,6 +87,20 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			memcpy(o->default_sel, tok + 14, l);
 			o->default_sel[l] = 0;
 			n++;
+		} else if (!strncmp(tok, "lboot.phase_timeout=", 20)) {
+			int ms[LB_PHASE_N] = { 0 };
+			size_t l = strlen(tok + 20);
+			if (l < sizeof(o->phase_timeout) &&
+			    !lb_progress_parse_timeouts(tok + 20, ms)) {
+				memcpy(o->phase_timeout, tok + 20, l + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.fault_hang=", 17)) {
+			size_t l = strlen(tok + 17);
+			if (l < sizeof(o->fault_hang)) {
+				memcpy(o->fault_hang, tok + 17, l + 1);
+				n++;
+			}
 		} else if (!strcmp(tok, "lboot.debug") || !strcmp(tok, "lboot.debug=1")) {
 			o->debug = 1;
 			n++;
@@ -180,7 +195,10 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 		.dry_run = o->dry_run, .log = stdout,
 	};
 	char why[512];
-	int r = lb_kexec_load(&rq, why, sizeof(why));
+	int r;
+
+	lb_progress(LB_PHASE_LOAD, lb_entry_device(set, e));
+	r = lb_kexec_load(&rq, why, sizeof(why));
 
 	if (!r) {
 		if (o->dry_run)
@@ -243,7 +261,7 @@ int lb_boot_run(const struct lb_boot_opts *o)
 static int boot_run(const struct lb_boot_opts *o)
 {
 	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh" };
-	int interactive = o->recovery, scan = !o->recovery, first = 1;
+	int interactive = o->recovery || o->interactive, scan = !o->recovery, first = 1;
 
 	for (;;) {
 		struct lb_discover_opts dopts = {
@@ -258,6 +276,10 @@ static int boot_run(const struct lb_boot_opts *o)
 		if (scan) {
 			say("lboot: looking for block devices (up to %d s)\n",
 			    first ? o->wait : 1);
+			/* the device wait has its own bound: lboot.wait */
+			r = lb_progress_default_ms(LB_PHASE_DISCOVER);
+			lb_progress_bound(LB_PHASE_DISCOVER, NULL,
+					  r ? dopts.wait_ms + r : 0);
 			if ((r = lb_discover(&dopts, &set, &ndev)))
 				say("lboot: device discovery: %s\n", strerror(-r));
 			if (o->debug) {
@@ -286,6 +308,8 @@ static int boot_run(const struct lb_boot_opts *o)
 			  LB_DEFAULT_TIMEOUT;
 		if (interactive || !l.n)
 			timeout = -1;
+		if (interactive)
+			lb_progress_interactive();
 
 		if (timeout == 0) {
 			if (!try_all(o, &set, &l) && o->dry_run)
@@ -295,12 +319,15 @@ static int boot_run(const struct lb_boot_opts *o)
 		while (!rescan) {
 			struct lb_menu_result res;
 
+			lb_progress(LB_PHASE_MENU, NULL);
 			if ((r = lb_menu_run(&m, &l, &set, timeout, &res))) {
 				say("lboot: menu: %s\n", strerror(-r));
 				sleep(1);
 				continue;
 			}
 			timeout = -1;
+			if (res.action != LB_MENU_AUTO)
+				lb_progress_interactive();
 			switch (res.action) {
 			case LB_MENU_AUTO:
 				if (!try_all(o, &set, &l) && o->dry_run)
@@ -400,12 +427,94 @@ static void read_cmdline(struct lb_boot_opts *o)
 	lb_boot_parse_cmdline(buf, o);
 }
 
+int lb_supervise_once(const struct lb_boot_opts *o,
+		      int (*run)(const struct lb_boot_opts *o),
+		      struct lb_child_end *end)
+{
+	struct lb_progress *p = lb_progress_new();
+	struct lb_watch w;
+	sigset_t chld, old;
+	pid_t pid;
+	int r = 0;
+
+	memset(end, 0, sizeof(*end));
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	/* SIGCHLD stays pending (blocked) so sigtimedwait can sleep on it */
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		signal(SIGINT, SIG_DFL);
+		lb_progress_attach(p);
+		run(o);
+		_exit(1);
+	}
+	lb_watch_init(&w, lb_progress_now_ms());
+	for (;;) {
+		struct timespec ts;
+		long wait = -1;
+		pid_t x;
+		int st;
+
+		/* reap every child (PID 1 inherits orphans), note ours */
+		while ((x = waitpid(-1, &st, WNOHANG)) > 0)
+			if (x == pid) {
+				end->status = st;
+				goto out;
+			}
+		if (x < 0 && errno == ECHILD) {
+			end->status = 0;
+			goto out;
+		}
+		if (p && lb_watch_check(&w, p, lb_progress_now_ms(), &wait)) {
+			long t0 = lb_progress_now_ms();
+
+			end->hung = 1;
+			end->phase = w.phase;
+			end->secs = (int)((t0 - w.since_ms + 500) / 1000);
+			end->interactive = w.interactive;
+			memcpy(end->dev, w.dev, sizeof(end->dev));
+			end->dev[sizeof(end->dev) - 1] = 0;
+			kill(pid, SIGKILL);
+			/* a process in uninterruptible sleep dies only when the
+			 * kernel lets it: wait a little, then go on without it */
+			end->stuck = 1;
+			while (lb_progress_now_ms() - t0 < 2000) {
+				while ((x = waitpid(-1, &st, WNOHANG)) > 0)
+					if (x == pid)
+						end->stuck = 0;
+				if (!end->stuck)
+					break;
+				ts = (struct timespec){ 0, 100 * 1000000L };
+				sigtimedwait(&chld, NULL, &ts);
+			}
+			goto out;
+		}
+		if (wait < 0 || wait > 250)
+			wait = 250; /* a new stamp is seen within 250 ms */
+		ts.tv_sec = wait / 1000;
+		ts.tv_nsec = (wait % 1000) * 1000000L;
+		sigtimedwait(&chld, NULL, &ts);
+	}
+out:
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	lb_progress_free(p);
+	return r;
+}
+
 void lb_init_main(void)
 {
 	struct lb_boot_opts o;
-	int crashes = 0;
+	struct termios tios;
+	int crashes = 0, hangs = 0, tty;
 
 	setup();
+	tty = tcgetattr(0, &tios) == 0;
 	{
 		char up[32];
 		say("\nlboot %s starting (uptime %s s)\n", LB_VERSION,
@@ -417,6 +526,13 @@ void lb_init_main(void)
 	if (o.debug)
 		say("lboot: timeout=%d wait=%d default=%s\n", o.timeout, o.wait,
 		    o.default_sel[0] ? o.default_sel : "-");
+	if (lb_progress_configure(-1, o.fault_hang))
+		say("lboot: lboot.fault_hang=%s: no such phase\n", o.fault_hang);
+	else if (o.fault_hang[0])
+		say("lboot: fault injection: the boot process will hang at %s\n",
+		    o.fault_hang);
+	if (o.phase_timeout[0])
+		lb_progress_timeouts(o.phase_timeout); /* checked by the parser */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
@@ -425,30 +541,42 @@ void lb_init_main(void)
 	/*
 	 * The boot flow (parsers of untrusted configs included) runs in a
 	 * child: if it ever crashes, PID 1 survives, reaps everything and
-	 * starts it again at the recovery prompt.
+	 * starts it again at the recovery prompt. If one of its phases
+	 * outlives its bound (progress.h), PID 1 kills it and starts a new
+	 * one without the device that phase was working on.
 	 */
 	for (;;) {
-		pid_t pid = fork(), w;
-		int st = 0;
+		struct lb_child_end end;
+		int st, r = lb_supervise_once(&o, lb_boot_run, &end);
 
-		if (pid == 0) {
-			signal(SIGINT, SIG_DFL);
-			lb_boot_run(&o);
-			_exit(1);
-		}
-		if (pid < 0) {
-			say("lboot: fork: %s: running the menu in PID 1\n", strerror(errno));
+		if (r < 0) {
+			say("lboot: fork: %s: running the menu in PID 1\n", strerror(-r));
 			lb_boot_run(&o);
 			sleep(1);
 			continue;
 		}
-		for (;;) {
-			w = waitpid(-1, &st, 0);
-			if (w == pid)
-				break;
-			if (w < 0 && errno == ECHILD)
-				break;
+		if (tty) /* the child may have left echo off or raw mode on */
+			tcsetattr(0, TCSANOW, &tios);
+		if (end.hung) {
+			say("\nlboot: %s%s%s: no progress for %d s: stopped the boot process\n",
+			    lb_phase_name(end.phase), end.dev[0] ? " of " : "",
+			    end.dev, end.secs);
+			if (end.stuck)
+				say("lboot: it is stuck in the kernel: going on without waiting for it\n");
+			if (end.dev[0] && ++hangs <= 16 && !lb_progress_skipped(end.dev) &&
+			    !lb_progress_skip_add(end.dev)) {
+				say("lboot: going on without %s\n", end.dev);
+				if (o.recovery || end.interactive) {
+					o.recovery = 0; /* scan again, then the menu */
+					o.interactive = 1;
+				}
+			} else {
+				say("lboot: back to the recovery prompt\n");
+				o.recovery = 1;
+			}
+			continue;
 		}
+		st = end.status;
 		if (WIFSIGNALED(st))
 			say("\nlboot: boot menu died (signal %d): back to the recovery prompt\n",
 			    WTERMSIG(st));

@@ -22,6 +22,9 @@ struct lb_boot_opts {
 	int pid1;            /* never return; EOF on the console waits */
 	int recovery;        /* start at the prompt without scanning */
 	const char *mnt;     /* mount root (default /run/lboot/mnt) */
+	int interactive;     /* scan, then the menu without a countdown */
+	char phase_timeout[64]; /* lboot.phase_timeout=SPEC (progress.h), "" defaults */
+	char fault_hang[80]; /* lboot.fault_hang=PHASE[:DEV] (fault injection) */
 };
 
 /* Defaults: timeout -1, wait LB_DEFAULT_WAIT. */
@@ -42,6 +45,28 @@ int lb_boot_select_default(struct lb_entries *l, const char *sel);
  * or the input closed.
  */
 int lb_boot_run(const struct lb_boot_opts *o);
+
+/* How a supervised boot process ended. */
+struct lb_child_end {
+	int hung;          /* 1: killed after its phase outlived its bound */
+	int status;        /* wait status when it exited by itself */
+	int phase;         /* hung: the phase (enum lb_phase) */
+	int secs;          /* hung: how long the phase had run */
+	int interactive;   /* the user had taken over */
+	int stuck;         /* hung: it had not died 2 s after SIGKILL */
+	char dev[64];      /* hung: the device of the phase ("" if none) */
+};
+
+/*
+ * Fork a child running run(o) with progress stamps attached, reap
+ * children, and watch the stamps: a phase that outlives its bound gets the
+ * child SIGKILLed (PID 1 waits at most 2 s for it, then goes on; it is
+ * reaped later). Returns 0 with *end filled, or negative errno when the
+ * fork failed. Used by PID 1; exposed for the unit tests.
+ */
+int lb_supervise_once(const struct lb_boot_opts *o,
+		      int (*run)(const struct lb_boot_opts *o),
+		      struct lb_child_end *end);
 
 /* PID 1: mount /proc /sys /dev /run, take /dev/console, print the banner,
  * read /proc/cmdline and supervise lb_boot_run in a child forever. */

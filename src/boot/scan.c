@@ -39,6 +39,7 @@
 
 #include "bls.h"
 #include "grub.h"
+#include "progress.h"
 #include "scan.h"
 #include "syslinux.h"
 
@@ -229,7 +230,10 @@ int lb_scan(const struct lb_fsset *all, struct lb_entries *out)
 {
 	for (size_t i = 0; i < all->n; i++) {
 		struct lb_entries g = LB_ENTRIES_INIT;
-		int r = lb_scan_fs(all, &all->v[i], &g);
+		int r;
+
+		lb_progress(LB_PHASE_SCAN, all->v[i].name); /* PID 1's watch */
+		r = lb_scan_fs(all, &all->v[i], &g);
 
 		if (r) {
 			lb_entries_free(&g);

@@ -14,6 +14,16 @@ LB_APPLET(init, LB_TARGET,
 "  lboot.wait=N        wait up to N seconds for disks to appear (default 5)\n"
 "  lboot.default=X     default entry by id, title or 0-based index\n"
 "  lboot.debug         list every entry found\n"
+"  lboot.phase_timeout=SPEC  bounds on the phases of the boot process\n"
+"                      (probing, mounting, scanning one device: 30 s each;\n"
+"                      loading an entry: 120 s): S for every phase or\n"
+"                      PHASE:S for one, comma-separated (e.g. 10,load:60;\n"
+"                      0: none). A phase that outlives its bound is killed\n"
+"                      and the boot goes on without its device. The menu\n"
+"                      has no bound.\n"
+"  lboot.fault_hang=PHASE[:DEV]  fault injection for tests: the boot process\n"
+"                      hangs when it enters PHASE (discover, probe, mount,\n"
+"                      scan, load) on DEV\n"
 "Run as anything but PID 1 it refuses (use `lboot boot`).\n"
 "Exit: 0 never, 1 not PID 1, 2 usage.\n")
 

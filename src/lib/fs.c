@@ -74,40 +74,324 @@ static int clean(const char *path, char *out, size_t outsz)
 	return 0;
 }
 
-static int open_in(const struct lb_fs *fs, const char *path, int flags)
-{
-	char rel[4096];
-	struct lb_open_how how = { 0 };
-	int root, fd, r;
+/*
+ * Resolution inside the root. With openat2: RESOLVE_IN_ROOT (the kernel
+ * resolves `..` and symlinks as if fs->dir were /). Without it (ENOSYS,
+ * kernels before 5.6, or lb_fs_no_openat2 set by a test), walk() does the
+ * same by hand: one component at a time with O_NOFOLLOW, a symlink's text
+ * read and spliced in front of the rest (absolute: from the root again),
+ * `..` clamped at the root and checked against the directory it came from,
+ * at most LB_MAXSYMLINKS symlinks per lookup as the kernel (ELOOP).
+ */
+int lb_fs_no_openat2;
+static int have_no_openat2; /* the kernel said ENOSYS once */
 
+#define LB_MAXSYMLINKS 40
+#define WALK_MAX_DEPTH 4096 /* directories deep */
+
+struct ident {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct target {
+	int root;        /* fs->dir, O_PATH */
+	int dir;         /* walk(): the directory holding name, or -1 */
+	char rel[4096];  /* the cleaned path, relative to the root */
+	char name[256];  /* walk(): the last component (never a symlink) or "." */
+};
+
+static int walk(int root, const char *rel, int *dirfd, char *last, size_t lastsz)
+{
+	struct ident *up = NULL, cur_id;
+	size_t depth = 0, cap = 0, pos = 0;
+	char *rest, *link = NULL;
+	int cur, links = 0, r;
+	struct stat st;
+
+	if (!(rest = strdup(rel)))
+		return -ENOMEM;
+	if (!(link = malloc(4096))) {
+		free(rest);
+		return -ENOMEM;
+	}
+	if ((cur = fcntl(root, F_DUPFD_CLOEXEC, 3)) < 0 || fstat(cur, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	cur_id = (struct ident){ st.st_dev, st.st_ino };
+	for (;;) {
+		size_t s, n;
+		int fd, is_last, slash;
+
+		while (rest[pos] == '/')
+			pos++;
+		if (!rest[pos]) {
+			strcpy(last, ".");
+			break;
+		}
+		s = pos;
+		while (rest[pos] && rest[pos] != '/')
+			pos++;
+		n = pos - s;
+		slash = rest[pos] == '/';
+		while (rest[pos] == '/')
+			pos++;
+		is_last = !rest[pos];
+		if (n == 1 && rest[s] == '.')
+			continue;
+		if (n == 2 && rest[s] == '.' && rest[s + 1] == '.') {
+			if (!depth) /* clamped at the root */
+				continue;
+			fd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0 || fstat(fd, &st) < 0) {
+				r = -errno;
+				if (fd >= 0)
+					close(fd);
+				goto out;
+			}
+			depth--;
+			if (st.st_dev != up[depth].dev || st.st_ino != up[depth].ino) {
+				close(fd); /* moved while we walked */
+				r = -EAGAIN;
+				goto out;
+			}
+			close(cur);
+			cur = fd;
+			cur_id = up[depth];
+			continue;
+		}
+		if (n >= lastsz || n > 255) {
+			r = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(last, rest + s, n);
+		last[n] = 0;
+		fd = openat(cur, last, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			r = -errno;
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t k = readlinkat(fd, "", link, 4096);
+			size_t tail = strlen(rest + pos);
+			char *nr;
+
+			close(fd);
+			if (++links > LB_MAXSYMLINKS) {
+				r = -ELOOP;
+				goto out;
+			}
+			if (k < 0) {
+				r = -errno;
+				goto out;
+			}
+			if (k == 0 || k >= 4096) {
+				r = k ? -ENAMETOOLONG : -ENOENT;
+				goto out;
+			}
+			/* the link's text, then what followed it */
+			if (!(nr = malloc((size_t)k + 1 + tail + 1))) {
+				r = -ENOMEM;
+				goto out;
+			}
+			memcpy(nr, link, (size_t)k);
+			nr[k] = '/';
+			memcpy(nr + k + 1, rest + pos, tail + 1);
+			if (!tail && !slash)
+				nr[k] = 0; /* keep "link" and "link/" apart */
+			free(rest);
+			rest = nr;
+			pos = 0;
+			if (link[0] == '/') { /* absolute: from the root */
+				if ((fd = fcntl(root, F_DUPFD_CLOEXEC, 3)) < 0) {
+					r = -errno;
+					goto out;
+				}
+				close(cur);
+				cur = fd;
+				depth = 0;
+				if (fstat(cur, &st) < 0) {
+					r = -errno;
+					goto out;
+				}
+				cur_id = (struct ident){ st.st_dev, st.st_ino };
+			}
+			continue;
+		}
+		if (is_last) {
+			close(fd);
+			if (slash && !S_ISDIR(st.st_mode)) {
+				r = -ENOTDIR;
+				goto out;
+			}
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			close(fd);
+			r = -ENOTDIR;
+			goto out;
+		}
+		if (depth == cap) {
+			struct ident *nu;
+
+			if (cap >= WALK_MAX_DEPTH) {
+				close(fd);
+				r = -ENAMETOOLONG;
+				goto out;
+			}
+			cap = cap ? cap * 2 : 16;
+			if (!(nu = realloc(up, cap * sizeof(*up)))) {
+				close(fd);
+				r = -ENOMEM;
+				goto out;
+			}
+			up = nu;
+		}
+		up[depth++] = cur_id;
+		close(cur);
+		cur = fd;
+		cur_id = (struct ident){ st.st_dev, st.st_ino };
+	}
+	*dirfd = cur;
+	cur = -1;
+	r = 0;
+out:
+	if (cur >= 0)
+		close(cur);
+	free(up);
+	free(link);
+	free(rest);
+	return r;
+}
+
+static int target_init(const struct lb_fs *fs, const char *path, struct target *t)
+{
+	int r;
+
+	t->root = t->dir = -1;
 	if (!fs || !fs->dir || !path)
 		return -EINVAL;
-	if ((r = clean(path, rel, sizeof(rel))))
+	if ((r = clean(path, t->rel, sizeof(t->rel))))
 		return r;
-	root = open(fs->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -errno;
-	how.flags = (uint64_t)(flags | O_CLOEXEC);
-	how.resolve = LB_RESOLVE_IN_ROOT | LB_RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) {
-		/* old kernel: refuse symlinks in the last component at least */
-		fd = openat(root, rel, flags | O_CLOEXEC | O_NOFOLLOW);
+	t->root = open(fs->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return t->root < 0 ? -errno : 0;
+}
+
+static void target_done(struct target *t)
+{
+	if (t->dir >= 0)
+		close(t->dir);
+	if (t->root >= 0)
+		close(t->root);
+}
+
+/* Open the target with flags (O_CLOEXEC added); the last component is
+ * followed when it is a symlink (inside the root). */
+static int target_open(struct target *t, int flags)
+{
+	int fd, r;
+
+	if (!lb_fs_no_openat2 && !have_no_openat2) {
+		struct lb_open_how how = { 0 };
+
+		how.flags = (uint64_t)(flags | O_CLOEXEC);
+		how.resolve = LB_RESOLVE_IN_ROOT | LB_RESOLVE_NO_MAGICLINKS;
+		fd = (int)syscall(SYS_openat2, t->root, t->rel, &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS)
+			return -errno;
+		have_no_openat2 = 1;
 	}
-	r = fd < 0 ? -errno : fd;
-	close(root);
+	if (t->dir < 0 &&
+	    (r = walk(t->root, t->rel, &t->dir, t->name, sizeof(t->name))))
+		return r;
+	fd = openat(t->dir, t->name, flags | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+enum want { WANT_ANY, WANT_FILE, WANT_DIR };
+
+/*
+ * Nothing found on a scanned filesystem may block or touch a driver: the
+ * target is first opened with O_PATH (which opens nothing: a FIFO, socket
+ * or device node is only looked up) and its type checked; only a regular
+ * file or a directory is then opened for reading, with O_NONBLOCK and
+ * O_NOCTTY, and must be the same inode as the one checked.
+ * WANT_ANY returns the O_PATH fd (for fstat).
+ */
+static int open_in(const struct lb_fs *fs, const char *path, enum want want,
+		   struct stat *out)
+{
+	struct target t;
+	struct stat a, b;
+	int fd, r;
+
+	if ((r = target_init(fs, path, &t)))
+		goto out;
+	if ((fd = r = target_open(&t, O_PATH)) < 0)
+		goto out;
+	if (fstat(fd, &a) < 0) {
+		r = -errno;
+		close(fd);
+		goto out;
+	}
+	if (want == WANT_ANY) {
+		*out = a;
+		goto out; /* r = fd */
+	}
+	close(fd);
+	if (want == WANT_FILE && !S_ISREG(a.st_mode)) {
+		r = S_ISDIR(a.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	if (want == WANT_DIR && !S_ISDIR(a.st_mode)) {
+		r = -ENOTDIR;
+		goto out;
+	}
+	fd = target_open(&t, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+				     (want == WANT_DIR ? O_DIRECTORY : 0));
+	if (fd < 0) {
+		r = fd;
+		goto out;
+	}
+	if (fstat(fd, &b) < 0) {
+		r = -errno;
+		close(fd);
+		goto out;
+	}
+	if (b.st_dev != a.st_dev || b.st_ino != a.st_ino ||
+	    (b.st_mode & S_IFMT) != (a.st_mode & S_IFMT)) {
+		r = -EAGAIN; /* replaced between the check and the open */
+		close(fd);
+		goto out;
+	}
+	if (want == WANT_FILE) {
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	*out = b;
+	r = fd;
+out:
+	target_done(&t);
 	return r;
 }
 
 int lb_fs_open(const struct lb_fs *fs, const char *path)
 {
-	return open_in(fs, path, O_RDONLY);
+	struct stat st;
+
+	return open_in(fs, path, WANT_FILE, &st);
 }
 
 int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len)
 {
-	struct stat st;
 	uint8_t *b;
 	size_t n;
 	int fd, r;
@@ -115,12 +399,7 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	fd = lb_fs_open(fs, path);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (S_ISDIR(st.st_mode))
-		r = -EISDIR;
-	else /* regular files only: a FIFO on a disk would block the boot */
-		r = lb_read_fd(fd, max, &b, &n);
+	r = lb_read_fd(fd, max, &b, &n);
 	close(fd);
 	if (r)
 		return r;
@@ -132,14 +411,12 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 
 int lb_fs_stat(const struct lb_fs *fs, const char *path, struct stat *st)
 {
-	int fd = open_in(fs, path, O_RDONLY | O_PATH), r = 0;
+	int fd = open_in(fs, path, WANT_ANY, st);
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, st) < 0)
-		r = -errno;
 	close(fd);
-	return r;
+	return 0;
 }
 
 static int cmpstr(const void *a, const void *b)
@@ -157,7 +434,8 @@ void lb_fs_list_free(char **names, size_t n)
 int lb_fs_list(const struct lb_fs *fs, const char *path, char ***names,
 	       size_t *n)
 {
-	int fd = open_in(fs, path, O_RDONLY | O_DIRECTORY);
+	struct stat st;
+	int fd = open_in(fs, path, WANT_DIR, &st);
 	char **v = NULL;
 	size_t k = 0, cap = 0;
 	struct dirent *d;

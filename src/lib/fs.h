@@ -4,7 +4,8 @@
  * Parsers reach files only through this, so the same code runs on the host
  * (`lboot entries DIR@uuid=..`) and on the target (mounted partitions), and
  * tests need no disk. Paths are resolved inside the root: `..` and symlinks
- * cannot escape it.
+ * cannot escape it (openat2 RESOLVE_IN_ROOT, or the same walk done by hand
+ * on kernels without openat2).
  */
 #ifndef LB_FS_H
 #define LB_FS_H
@@ -34,21 +35,32 @@ struct lb_fsset {
 /* The identity used in entries' `fs` field: uuid, else label, else name. */
 const char *lb_fs_ident(const struct lb_fs *fs);
 
-/* Open path (absolute inside the fs, or relative to its root) read-only,
- * resolved inside fs->dir. Returns an fd or negative errno. */
+/* Open a regular file path (absolute inside the fs, or relative to its
+ * root) read-only, resolved inside fs->dir. Returns an fd or negative
+ * errno: -EISDIR for a directory, -EINVAL for anything else that is not a
+ * regular file. A FIFO, socket or device node is never opened (only looked
+ * up with O_PATH), so nothing on a disk can block the caller or reach a
+ * driver. */
 int lb_fs_open(const struct lb_fs *fs, const char *path);
 /* Read a whole regular file up to max bytes into a NUL-terminated malloc'd
  * buffer. -EFBIG if larger, -EISDIR for a directory, -EINVAL for anything
  * else that is not a regular file. */
 int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len);
-/* stat inside fs: 0 or negative errno. */
+/* stat inside fs (the last component followed inside the root, nothing
+ * opened): 0 or negative errno. */
 int lb_fs_stat(const struct lb_fs *fs, const char *path, struct stat *st);
-/* List a directory: *names gets a sorted malloc'd array of malloc'd names
+/* List a directory (-ENOTDIR for anything else): *names gets a sorted malloc'd array of malloc'd names
  * (without . and ..), at most 4096 entries. */
 int lb_fs_list(const struct lb_fs *fs, const char *path, char ***names,
 	       size_t *n);
 void lb_fs_list_free(char **names, size_t n);
+
+/* Tests: nonzero makes every lookup take the walk used when the kernel has
+ * no openat2 (ENOSYS, before 5.6), which must resolve exactly as openat2's
+ * RESOLVE_IN_ROOT: symlinks (at most 40 per lookup, else -ELOOP) and `..`
+ * never leave the root. */
+extern int lb_fs_no_openat2;
 
 /* Find a filesystem of the set by uuid (case-insensitive), label, or
  * (by_ident) any of those, display name or directory; NULL if none. */
