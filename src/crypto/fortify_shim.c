@@ -54,3 +54,18 @@ void sodium_misuse(void)
 {
 	__builtin_trap();
 }
+
+/*
+ * And randombytes_buf: utils.o (sodium_memzero, sodium_memcmp, needed by
+ * Ed25519) also holds sodium_malloc, whose guard-page canary is the only
+ * reference to randombytes, which pulls ChaCha20 (~12 KB). lboot never
+ * calls sodium_malloc nor anything else that needs randomness from
+ * libsodium, so reaching this is a bug: trap.
+ */
+void randombytes_buf(void *buf, size_t size);
+void randombytes_buf(void *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	__builtin_trap();
+}
