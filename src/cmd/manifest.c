@@ -9,6 +9,7 @@ LB_APPLET(manifest, LB_HOST|LB_TARGET,
 "                      --entry ID --kernel FILE [--initrd FILE]... --cmdline TEXT\n"
 "       lboot manifest --verify FILE --trust KEY.pub... [--revoke KEY.pub]...\n"
 "                      [--sig SIGFILE]\n"
+"       lboot manifest --verify PE_FILE --trust-x509 CERT... [--now DATE]\n"
 "Write the manifest that binds a boot entry: its id, the SHA-256 of the\n"
 "kernel (and its Authenticode digest when it is a PE image), the SHA-256 of\n"
 "each initrd in boot order, the exact command line, a version and an expiry.\n"
@@ -24,7 +25,10 @@ LB_APPLET(manifest, LB_HOST|LB_TARGET,
 "once into a sealed memfd. --now DATE (default: the clock) and --floor N\n"
 "(default 0) are the expiry and version floors.\n"
 "--verify: check FILE's minisign (FILE.minisig) or signify (FILE.sig, or\n"
-"--sig) signature and print the trusted comment.\n"
+"--sig) signature and print the trusted comment. With --trust-x509 CERT\n"
+"(PEM or DER, repeatable): check PE_FILE's Authenticode signature (a\n"
+"distribution-signed kernel, a UKI) against those CAs, certificates valid\n"
+"at --now (default: the clock).\n"
 "Exit: 0 ok, 1 refused or failed (one line with the reason), 2 usage.\n")
 
 #include <errno.h>
@@ -42,6 +46,7 @@ LB_APPLET(manifest, LB_HOST|LB_TARGET,
 #include "io.h"
 #include "manifest.h"
 #include "pe.h"
+#include "pkcs7.h"
 #include "sig.h"
 
 #define MAX_KEYS    16
@@ -54,6 +59,8 @@ struct opts {
 	size_t n_initrds;
 	struct lb_pubkey trusted[MAX_KEYS], revoked[MAX_KEYS];
 	size_t n_trusted, n_revoked;
+	struct lb_x509_ca cas[MAX_KEYS];
+	size_t n_cas;
 };
 
 static int load_key(const char *path, struct lb_pubkey *k)
@@ -311,12 +318,37 @@ out:
 	return rc ? 1 : 0;
 }
 
+/* the PE Authenticode signature of the blob against the --trust-x509 CAs */
+static int verify_pe(const struct opts *o, const char *file, struct lb_blob *b)
+{
+	int64_t now = time(NULL);
+	const uint8_t *p;
+	char err[200];
+	int rc;
+
+	if (o->now && lb_utc_parse(o->now, strlen(o->now), 1, &now)) {
+		lb_err("--now: not a date: %s", o->now);
+		return -EINVAL;
+	}
+	if ((rc = lb_blob_map(b, &p)))
+		return rc;
+	rc = lb_pe_sig_verify(p, (size_t)b->size, o->cas, o->n_cas, now, err,
+			      sizeof(err));
+	if (rc)
+		lb_err("%s: refused: %s (%s)", file, lb_pe_sig_reason(rc), err);
+	else
+		printf("%s: PE signature ok\n", file);
+	return rc;
+}
+
 static int do_verify(const struct opts *o)
 {
 	struct lb_blob b = { .fd = -1 };
 	int rc = read_blob(o->verify, MAX_ARTIFACT, &b);
 
-	if (!rc)
+	if (!rc && o->n_cas)
+		rc = verify_pe(o, o->verify, &b);
+	else if (!rc)
 		rc = verify_sig(o, o->verify, &b);
 	lb_blob_free(&b);
 	return rc ? 1 : 0;
@@ -339,6 +371,7 @@ int manifest_main(int argc, char **argv)
 		{ "sig", required_argument, NULL, 's' },
 		{ "now", required_argument, NULL, 'n' },
 		{ "floor", required_argument, NULL, 'f' },
+		{ "trust-x509", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts *o = calloc(1, sizeof(*o));
@@ -366,6 +399,30 @@ int manifest_main(int argc, char **argv)
 			}
 			o->initrd[o->n_initrds++] = optarg;
 			break;
+		case 'X': {
+			uint8_t *buf, *der;
+			size_t len, dlen;
+			int r;
+			if (o->n_cas == MAX_KEYS) {
+				lb_err("at most %d certificates", MAX_KEYS);
+				goto out;
+			}
+			if ((r = lb_read_path(optarg, 1u << 20, &buf, &len))) {
+				lb_err("%s: %s", optarg, strerror(-r));
+				rc = 1;
+				goto out;
+			}
+			r = lb_x509_load(buf, len, &der, &dlen);
+			free(buf);
+			if (r) {
+				lb_err("%s: not a PEM or DER certificate", optarg);
+				rc = 1;
+				goto out;
+			}
+			o->cas[o->n_cas].der = der;
+			o->cas[o->n_cas++].len = dlen;
+			break;
+		}
 		case 't':
 		case 'r':
 			if ((c == 't' ? o->n_trusted : o->n_revoked) == MAX_KEYS) {
@@ -388,8 +445,8 @@ int manifest_main(int argc, char **argv)
 		goto out;
 	}
 	if (o->verify) {
-		if (!o->n_trusted) {
-			lb_err("--verify needs --trust KEY.pub");
+		if (!o->n_trusted && !o->n_cas) {
+			lb_err("--verify needs --trust KEY.pub or --trust-x509 CERT");
 			goto out;
 		}
 		rc = do_verify(o);
@@ -413,6 +470,8 @@ int manifest_main(int argc, char **argv)
 	}
 	rc = do_write(o);
 out:
+	for (size_t i = 0; i < o->n_cas; i++)
+		free((void *)o->cas[i].der);
 	free(o);
 	return rc;
 }

@@ -13,6 +13,7 @@ for t in minisign signify-openbsd; do
 	command -v $t >/dev/null || { echo "not ok sig.sh: $t missing (scripts/deps.sh)"; exit 1; }
 done
 BINS="$PWD/out/lboot $PWD/out/lboot-target"
+SRC=$PWD
 cd "$T" || exit 1
 
 # expect NAME STATUS PATTERN cmd...: the command exits STATUS and its output
@@ -156,6 +157,63 @@ expect manifest/duplicate-key 1 "duplicate key 'entry'" L manifest --check dup -
 signify-openbsd -S -s s.sec -m man -x man.sig
 expect manifest/signify-signed 0 'matches' L manifest --check man --sig man.sig --trust s.pub --entry deb --kernel "$K" \
 	--initrd i1 --initrd i2 --cmdline "$CMD" --now 2030-01-01
+# ---- PE (Authenticode) signatures against X.509 CAs ---------------------------
+DEBCA=/usr/share/shim/debian-uefi-ca.der
+if [ "$K" != "$PWD/kernel" ] && [ -f $DEBCA ] && command -v sbsign >/dev/null; then
+	openssl x509 -inform der -in $DEBCA -out debca.pem
+	expect pe/debian-kernel-debian-ca-der 0 'PE signature ok' L manifest --verify "$K" --trust-x509 $DEBCA
+	expect pe/debian-kernel-debian-ca-pem 0 'PE signature ok' L manifest --verify "$K" --trust-x509 debca.pem
+	sbverify --cert debca.pem "$K" >/dev/null 2>&1 && echo "ok pe/sbverify-agrees" || echo "not ok pe/sbverify-agrees"
+	# a throwaway CA and a signer it certifies
+	cat >ext.cnf <<'CNF'
+[signer]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature
+extendedKeyUsage = codeSigning
+authorityKeyIdentifier = keyid
+CNF
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 3650 -subj "/CN=lboot test CA" \
+		-addext basicConstraints=critical,CA:true -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -keyout signer.key -out signer.csr -subj "/CN=lboot test signer" 2>/dev/null
+	openssl x509 -req -in signer.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out signer.pem \
+		-days 365 -extfile ext.cnf -extensions signer 2>/dev/null
+	cp "$K" kernel.unsigned && sbattach --remove kernel.unsigned >/dev/null 2>&1
+	sbsign --key signer.key --cert signer.pem --output kernel.test kernel.unsigned >/dev/null 2>&1
+	sbverify --cert ca.pem kernel.test >/dev/null 2>&1 && echo "ok pe/test-ca-sbverify" || echo "not ok pe/test-ca-sbverify"
+	expect pe/test-ca-signed-verifies 0 'PE signature ok' L manifest --verify kernel.test --trust-x509 ca.pem
+	expect pe/test-ca-signed-refused-with-debian-ca 1 'refused: not signed by a trusted CA' L manifest --verify kernel.test --trust-x509 $DEBCA
+	expect pe/debian-kernel-refused-with-test-ca 1 'refused: not signed by a trusted CA' L manifest --verify "$K" --trust-x509 ca.pem
+	expect pe/either-ca 0 'PE signature ok' L manifest --verify kernel.test --trust-x509 $DEBCA --trust-x509 ca.pem
+	expect pe/unsigned 1 'refused: no signature' L manifest --verify kernel.unsigned --trust-x509 ca.pem
+	cp kernel.test kernel.flip; printf '\x5a' | dd of=kernel.flip bs=1 seek=2000000 conv=notrunc status=none
+	expect pe/flipped-byte 1 'refused: changed after signing' L manifest --verify kernel.flip --trust-x509 ca.pem
+	tool_refuses pe/flipped-byte-sbverify sbverify --cert ca.pem kernel.flip
+	# a signer certificate that is not yet valid at --now, and the signature itself damaged
+	expect pe/before-validity 1 'refused: not signed by a trusted CA' L manifest --verify kernel.test --trust-x509 ca.pem --now 2001-01-01
+	python3 - <<'PY'
+import struct
+b = bytearray(open('kernel.test', 'rb').read())
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+opt = pe + 24
+off, size = struct.unpack_from('<II', b, opt + 112 + 4 * 8)
+# the RSA signature is the last 256 bytes of the PKCS#7 (no unsigned attributes)
+wl = struct.unpack_from('<I', b, off)[0]
+b[off + wl - 10] ^= 1
+open('kernel.badsig', 'wb').write(b)
+PY
+	expect pe/bad-signer-signature 1 'refused: bad signature' L manifest --verify kernel.badsig --trust-x509 ca.pem
+	# an ECDSA (P-256) signer under the same CA, on the UKI fixture
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ec.key -out ec.csr \
+		-subj "/CN=lboot test ec signer" 2>/dev/null
+	openssl x509 -req -in ec.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out ec.pem \
+		-days 365 -extfile ext.cnf -extensions signer 2>/dev/null
+	sbsign --key ec.key --cert ec.pem --output uki.signed "$SRC/tests/files/uki/debian.efi" >/dev/null 2>&1
+	expect pe/ecdsa-signed-uki 0 'PE signature ok' L manifest --verify uki.signed --trust-x509 ca.pem
+	expect pe/ecdsa-signed-uki-other-ca 1 'refused: not signed by a trusted CA' L manifest --verify uki.signed --trust-x509 $DEBCA
+	expect pe/not-a-certificate 1 'not a PEM or DER certificate' L manifest --verify kernel.test --trust-x509 m.pub
+else
+	echo "skip pe: needs /boot/vmlinuz-* (linux-image-amd64), $DEBCA (shim-unsigned) and sbsigntool"
+fi
 expect manifest/usage 2 'usage: lboot manifest' L manifest --bogus
 expect manifest/help 0 'usage: lboot manifest' L manifest --help
 exit 0

@@ -11,7 +11,90 @@
 #include "authenticode.h"
 #include "io.h"
 #include "pe.h"
+#include "pkcs7.h"
 #include "t.h"
+
+#include <time.h>
+
+#define DEBIAN_CA "/usr/share/shim/debian-uefi-ca.der"
+
+/* PE signature checks of a distribution-signed kernel against Debian's CA
+ * (shim-unsigned), plus the ways it must fail */
+static void pe_sig(const char *f)
+{
+	const char *base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+	char name[300], err[200];
+	uint8_t *img, *ca, *der;
+	size_t len, calen, dlen;
+	int64_t now = time(NULL);
+
+	if (lb_read_path(DEBIAN_CA, 1 << 20, &ca, &calen)) {
+		printf("skip pkcs7/%s: no %s (shim-unsigned)\n", base, DEBIAN_CA);
+		return;
+	}
+	if (lb_read_path(f, 512u << 20, &img, &len)) {
+		printf("skip pkcs7/%s: cannot read\n", base);
+		free(ca);
+		return;
+	}
+	snprintf(name, sizeof(name), "pkcs7/debian-ca/%s", base);
+	TEST(name) {
+		struct lb_x509_ca c;
+		CHECK_INT(lb_x509_load(ca, calen, &der, &dlen), 0);
+		c.der = der;
+		c.len = dlen;
+		CHECK_INT(lb_pe_sig_verify(img, len, &c, 1, now, err, sizeof(err)), 0);
+		/* a flipped byte in the first section's data */
+		struct lb_pe *pe = malloc(sizeof(*pe));
+		CHECK(pe && lb_pe_parse(img, len, len, pe) == 0);
+		size_t at = pe->sec[0].raw_off + 100;
+		img[at] ^= 1;
+		CHECK_INT(lb_pe_sig_verify(img, len, &c, 1, now, err, sizeof(err)),
+			  LB_PE_SIG_CHANGED);
+		img[at] ^= 1;
+		/* the Debian CA's key replaced: nothing is trusted */
+		uint8_t *bad = malloc(dlen);
+		memcpy(bad, der, dlen);
+		bad[dlen - 40] ^= 1; /* in the CA's own signature: decodes, other key */
+		struct lb_x509_ca none[1] = { { bad, dlen } };
+		CHECK_INT(lb_pe_sig_verify(img, len, none, 0, now, err, sizeof(err)),
+			  LB_PE_SIG_UNTRUSTED);
+		/* the signer's validity period: not before 2022 */
+		int64_t y2000 = 946684800;
+		CHECK_INT(lb_pe_sig_verify(img, len, &c, 1, y2000, err, sizeof(err)),
+			  LB_PE_SIG_UNTRUSTED);
+		/* the certificate table cut short */
+		uint32_t cs = pe->cert_size;
+		img[pe->certdir_off + 4] = (uint8_t)(cs / 2);
+		img[pe->certdir_off + 5] = (uint8_t)(cs / 2 >> 8);
+		CHECK(lb_pe_sig_verify(img, len, &c, 1, now, err, sizeof(err)) < 0);
+		img[pe->certdir_off + 4] = (uint8_t)cs;
+		img[pe->certdir_off + 5] = (uint8_t)(cs >> 8);
+		/* every byte of the PKCS#7 flipped: never accepted (the fields
+		 * no signature covers, versions and digestAlgorithms, are
+		 * checked strictly) */
+		int accepted_bad = 0;
+		size_t wl = (size_t)img[pe->cert_off] | (size_t)img[pe->cert_off + 1] << 8 |
+			    (size_t)img[pe->cert_off + 2] << 16;
+		CHECK(wl > 8 && wl <= pe->cert_size);
+		for (size_t i = pe->cert_off + 8; i < pe->cert_off + wl && i < len; i++) {
+			img[i] ^= 0x80;
+			int r = lb_pe_sig_verify(img, len, &c, 1, now, err, sizeof(err));
+			img[i] ^= 0x80;
+			if (r == 0) {
+				accepted_bad++;
+				printf("# flip at PKCS#7 byte %zu still verifies\n", i - pe->cert_off - 8);
+			}
+		}
+		CHECK_INT(accepted_bad, 0);
+		CHECK_INT(lb_pe_sig_verify(img, len, &c, 1, now, err, sizeof(err)), 0);
+		free(bad);
+		free(pe);
+		free(der);
+	}
+	free(img);
+	free(ca);
+}
 
 /* run cmd, find `key` in its output, return the hex word after it
  * (lower-cased) in out; -1 when absent */
@@ -137,6 +220,13 @@ int main(void)
 	glob_t g;
 	char pat[4200];
 
+	TEST("pkcs7/x509-load") {
+		uint8_t *der;
+		size_t n;
+		CHECK_INT(lb_x509_load((const uint8_t *)"junk", 4, &der, &n), -EINVAL);
+		CHECK_INT(lb_x509_load((const uint8_t *)"-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+				       60, &der, &n), -EINVAL);
+	}
 	TEST("authenticode/not-pe") {
 		struct lb_digests d;
 		uint8_t junk[512] = { 'M', 'Z' };
@@ -144,16 +234,28 @@ int main(void)
 		CHECK_INT(lb_authenticode(junk, 0, LB_HASH_ALL, &d), -EINVAL);
 	}
 	if (glob("/boot/vmlinuz-*", 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
+		for (size_t i = 0; i < g.gl_pathc; i++) {
 			one_file(g.gl_pathv[i], 1);
+			pe_sig(g.gl_pathv[i]);
+		}
 		globfree(&g);
 	} else {
 		printf("skip authenticode/debian-kernel: no /boot/vmlinuz-* (linux-image-amd64)\n");
 	}
 	snprintf(pat, sizeof(pat), "%s/uki/*.efi", t_files());
 	if (glob(pat, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
+		for (size_t i = 0; i < g.gl_pathc; i++) {
 			one_file(g.gl_pathv[i], 0);
+			uint8_t *img;
+			size_t len;
+			char err[200];
+			TEST("pkcs7/unsigned-uki") {
+				CHECK_INT(lb_read_path(g.gl_pathv[i], 1 << 26, &img, &len), 0);
+				CHECK_INT(lb_pe_sig_verify(img, len, NULL, 0, 0, err, sizeof(err)),
+					  LB_PE_SIG_UNSIGNED);
+				free(img);
+			}
+		}
 		globfree(&g);
 	} else {
 		printf("not ok authenticode/uki-fixtures: none in %s\n", pat);
