@@ -7,13 +7,22 @@ SHELL := /bin/bash
 CC        ?= gcc
 MUSLCC    ?= musl-gcc
 CFLAGS_COMMON := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	-Wshadow -Wvla -Isrc -Isrc/lib -Isrc/boot -Isrc/host
+	-Wshadow -Wvla -Isrc -Isrc/lib -Isrc/boot -Isrc/host -Isrc/crypto
 HOST_CFLAGS   := $(CFLAGS_COMMON) -O2 -g
 TARGET_CFLAGS := $(CFLAGS_COMMON) -Os -static -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -DLB_TARGET_BUILD
 ASAN_CFLAGS   := $(CFLAGS_COMMON) -O1 -g -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLB_TEST_BUILD
 HOST_LIBS := -llzma -lz
+# Crypto (src/crypto): libsodium (Ed25519, BLAKE2b) and BearSSL (SHA, X.509,
+# RSA/ECDSA) from Debian. Host and test builds link them shared; the target
+# links Debian's static archives into the musl binary (--gc-sections keeps
+# only what is used), with fortify_shim.c for the glibc _chk symbols they
+# call, and sees only their headers (build/target/inc: symlinks).
+CRYPTO_LIBS := -lsodium -lbearssl
+MULTIARCH   := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+TARGET_CRYPTO_LIBS := /usr/lib/$(MULTIARCH)/libsodium.a /usr/lib/$(MULTIARCH)/libbearssl.a
+HOST_LIBS += $(CRYPTO_LIBS)
 
 # Pure library modules (libc only: built for host and target).
 LIB_SRC    := $(sort $(wildcard src/lib/*.c))
@@ -21,14 +30,16 @@ LIB_SRC    := $(sort $(wildcard src/lib/*.c))
 LIBH_SRC   := $(sort $(wildcard src/lib/uefi/*.c) $(wildcard src/host/*.c))
 # Target orchestration (libc only; also built for the host for `entries`).
 BOOT_SRC   := $(sort $(wildcard src/boot/*.c))
+# Crypto-using modules (libsodium, BearSSL); the shim is for the target only.
+CRYPTO_SRC := $(filter-out src/crypto/fortify_shim.c,$(sort $(wildcard src/crypto/*.c)))
 CMD_SRC    := $(sort $(wildcard src/cmd/*.c))
 HOST_CMDS   := $(shell sh scripts/applets.sh files LB_HOST $(CMD_SRC))
 TARGET_CMDS := $(shell sh scripts/applets.sh files LB_TARGET $(CMD_SRC))
 
 obj = $(patsubst src/%.c,build/$(1)/%.o,$(2))
-HOST_OBJ   := $(call obj,host,$(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC) $(HOST_CMDS) src/main.c)
-TARGET_OBJ := $(call obj,target,$(LIB_SRC) $(BOOT_SRC) $(TARGET_CMDS) src/main.c)
-ASAN_OBJ   := $(call obj,asan,$(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC))
+HOST_OBJ   := $(call obj,host,$(LIB_SRC) $(LIBH_SRC) $(CRYPTO_SRC) $(BOOT_SRC) $(HOST_CMDS) src/main.c)
+TARGET_OBJ := $(call obj,target,$(LIB_SRC) $(CRYPTO_SRC) src/crypto/fortify_shim.c $(BOOT_SRC) $(TARGET_CMDS) src/main.c)
+ASAN_OBJ   := $(call obj,asan,$(LIB_SRC) $(LIBH_SRC) $(CRYPTO_SRC) $(BOOT_SRC))
 
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRC))
@@ -52,9 +63,12 @@ build/target/applets.h: $(CMD_SRC) Makefile
 build/host/%.o: src/%.c build/host/applets.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Ibuild/host -MMD -MP -c $< -o $@
-build/target/%.o: src/%.c build/target/applets.h
+build/target/inc/.stamp:
 	@mkdir -p $(@D)
-	$(MUSLCC) $(TARGET_CFLAGS) -Ibuild/target -MMD -MP -c $< -o $@
+	ln -sfn /usr/include/sodium $(@D)/sodium && ln -sfn /usr/include/bearssl $(@D)/bearssl && touch $@
+build/target/%.o: src/%.c build/target/applets.h | build/target/inc/.stamp
+	@mkdir -p $(@D)
+	$(MUSLCC) $(TARGET_CFLAGS) -Ibuild/target -Ibuild/target/inc -MMD -MP -c $< -o $@
 build/asan/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
@@ -64,7 +78,7 @@ out/lboot: $(HOST_OBJ)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LIBS)
 out/lboot-target: $(TARGET_OBJ)
 	@mkdir -p $(@D)
-	$(MUSLCC) $(TARGET_CFLAGS) -Wl,--gc-sections -s -o $@ $^
+	$(MUSLCC) $(TARGET_CFLAGS) -Wl,--gc-sections -s -o $@ $^ $(TARGET_CRYPTO_LIBS)
 
 # --- firmware kernel (cached by config hash outside the tree) ----------------
 out/bzImage: kernel/lboot.config kernel/build.sh
@@ -88,9 +102,9 @@ tests: $(UNIT_BIN) $(FUZZ_BIN)
 
 # libFuzzer builds for real fuzzing runs: make fuzz; then build/fuzz/fuzz_X CORPUS
 fuzz: $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
-build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC)
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(LIBH_SRC) $(CRYPTO_SRC) $(BOOT_SRC)
 	@mkdir -p $(@D)
-	clang $(CFLAGS_COMMON) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBH_SRC) $(BOOT_SRC) $(HOST_LIBS)
+	clang $(CFLAGS_COMMON) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBH_SRC) $(CRYPTO_SRC) $(BOOT_SRC) $(HOST_LIBS)
 
 # each libFuzzer harness for FUZZ_SECONDS (default 60) on a copy of its corpus:
 # executions, exec/s, coverage, corpus size, crashes (FUZZ_MERGE=1 merges back)

@@ -15,7 +15,8 @@ int lb_pe_parse(const uint8_t *buf, size_t len, uint64_t file_size,
 	struct lb_pe tmp, *pe = &tmp; /* *out is written only on success */
 	uint32_t lfanew;
 	uint16_t nsec, optsz, magic;
-	size_t coff, opt, sect;
+	size_t coff, opt, sect, dd;
+	uint32_t ndd;
 
 	if (!buf || len > file_size || len < 0x40 || buf[0] != 'M' ||
 	    buf[1] != 'Z')
@@ -40,11 +41,15 @@ int lb_pe_parse(const uint8_t *buf, size_t len, uint64_t file_size,
 		if (optsz < 96)
 			return -EINVAL;
 		pe->image_base = le32(buf + opt + 28);
+		ndd = le32(buf + opt + 92);
+		dd = 96;
 	} else if (magic == 0x20b) {
 		if (optsz < 112)
 			return -EINVAL;
 		pe->pe32plus = 1;
 		pe->image_base = le64(buf + opt + 24);
+		ndd = le32(buf + opt + 108);
+		dd = 112;
 	} else {
 		return -EINVAL;
 	}
@@ -54,9 +59,19 @@ int lb_pe_parse(const uint8_t *buf, size_t len, uint64_t file_size,
 	pe->size_of_image = le32(buf + opt + 56);
 	pe->size_of_headers = le32(buf + opt + 60);
 	pe->subsystem = le16(buf + opt + 68);
+	pe->checksum_off = (uint32_t)(opt + 64);
+	if (ndd > (optsz - dd) / 8)
+		ndd = (uint32_t)((optsz - dd) / 8);
+	pe->n_datadirs = ndd;
+	if (ndd > 4) {
+		pe->certdir_off = (uint32_t)(opt + dd + 4 * 8);
+		pe->cert_off = le32(buf + pe->certdir_off);
+		pe->cert_size = le32(buf + pe->certdir_off + 4);
+	}
 	sect = opt + optsz;
 	if ((uint64_t)sect + (uint64_t)nsec * 40 > len)
 		return -EINVAL;
+	pe->headers_end = (uint32_t)(sect + (size_t)nsec * 40);
 	for (size_t i = 0; i < nsec; i++) {
 		const uint8_t *h = buf + sect + i * 40;
 		struct lb_pe_section *s = &pe->sec[i];

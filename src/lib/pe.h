@@ -27,6 +27,14 @@ struct lb_pe {
 	uint32_t section_alignment, file_alignment;
 	size_t n_sections;
 	struct lb_pe_section sec[LB_PE_MAX_SECTIONS];
+	/* For the Authenticode digest (file offsets, all checked < len): */
+	uint32_t checksum_off;     /* the optional header's CheckSum field */
+	uint32_t n_datadirs;       /* data directories present (clamped to
+				    * what fits in SizeOfOptionalHeader) */
+	uint32_t certdir_off;      /* directory entry 4 (certificate table);
+				    * 0 when n_datadirs <= 4 */
+	uint32_t cert_off, cert_size; /* that entry: a file offset and size */
+	uint32_t headers_end;      /* end of the section table */
 };
 
 /*

@@ -1,0 +1,648 @@
+/* Authenticode (PKCS#7 SignedData) verification of PE images (pkcs7.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bearssl/bearssl_ec.h>
+#include <bearssl/bearssl_pem.h>
+#include <bearssl/bearssl_rsa.h>
+#include <bearssl/bearssl_x509.h>
+
+#include "authenticode.h"
+#include "hash.h"
+#include "pe.h"
+#include "pkcs7.h"
+
+struct der {
+	const uint8_t *p;
+	size_t n;
+};
+
+/* one TLV off the front of d: its tag, value and whole encoding */
+static int tlv(struct der *d, uint8_t *tag, struct der *val, struct der *all)
+{
+	size_t l, hl = 2;
+
+	if (d->n < 2 || (d->p[0] & 0x1f) == 0x1f)
+		return -1;
+	l = d->p[1];
+	if (l & 0x80) {
+		size_t k = l & 0x7f;
+
+		if (!k || k > 4 || d->n < 2 + k)
+			return -1;
+		l = 0;
+		for (size_t i = 0; i < k; i++)
+			l = l << 8 | d->p[2 + i];
+		hl = 2 + k;
+	}
+	if (l > d->n - hl)
+		return -1;
+	*tag = d->p[0];
+	if (val) {
+		val->p = d->p + hl;
+		val->n = l;
+	}
+	if (all) {
+		all->p = d->p;
+		all->n = hl + l;
+	}
+	d->p += hl + l;
+	d->n -= hl + l;
+	return 0;
+}
+
+static int want(struct der *d, uint8_t tag, struct der *val, struct der *all)
+{
+	uint8_t t;
+
+	if (tlv(d, &t, val, all) || t != tag)
+		return -1;
+	return 0;
+}
+
+static int eq(const struct der *a, const uint8_t *b, size_t n)
+{
+	return a->n == n && !memcmp(a->p, b, n);
+}
+
+static int same(const struct der *a, const struct der *b)
+{
+	return a->n == b->n && !memcmp(a->p, b->p, a->n);
+}
+
+#define OID(name, ...) static const uint8_t name[] = { __VA_ARGS__ }
+OID(oid_signed_data, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02);
+OID(oid_spc_indirect, 0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x01, 0x04);
+OID(oid_content_type, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x03);
+OID(oid_message_digest, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x04);
+OID(oid_sha1, 0x2b, 0x0e, 0x03, 0x02, 0x1a);
+OID(oid_sha256, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01);
+OID(oid_sha384, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02);
+OID(oid_sha512, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03);
+/* 1.2.840.113549.1.1.x (PKCS#1) and 1.2.840.10045.4.x (ECDSA) prefixes */
+OID(oid_pkcs1, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01);
+OID(oid_ecdsa, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04);
+
+static void seterr(char *err, size_t errsz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errsz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errsz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
+}
+
+/* AlgorithmIdentifier contents { OID, optional NULL } -> our hash alg, or
+ * -1 (strict: nothing unsigned is allowed to vary) */
+static int hash_alg(struct der alg)
+{
+	struct der oid, nul;
+
+	if (want(&alg, 0x06, &oid, NULL))
+		return -1;
+	if (alg.n && (want(&alg, 0x05, &nul, NULL) || nul.n))
+		return -1;
+	if (alg.n)
+		return -1;
+	if (eq(&oid, oid_sha1, sizeof(oid_sha1)))
+		return LB_SHA1;
+	if (eq(&oid, oid_sha256, sizeof(oid_sha256)))
+		return LB_SHA256;
+	if (eq(&oid, oid_sha384, sizeof(oid_sha384)))
+		return LB_SHA384;
+	if (eq(&oid, oid_sha512, sizeof(oid_sha512)))
+		return LB_SHA512;
+	return -1;
+}
+
+/* digestEncryptionAlgorithm contents, strictly: 1 for RSA PKCS#1 v1.5
+ * (rsaEncryption, sha{1,256,384,512}WithRSAEncryption), 2 for ECDSA
+ * (ecdsa-with-SHA256/384/512), -1 otherwise */
+static int sig_alg(struct der alg)
+{
+	static const uint8_t rsa_last[] = { 1, 5, 11, 12, 13 }, ec_last[] = { 2, 3, 4 };
+	struct der oid, nul;
+
+	if (want(&alg, 0x06, &oid, NULL))
+		return -1;
+	if (alg.n && (want(&alg, 0x05, &nul, NULL) || nul.n))
+		return -1;
+	if (alg.n)
+		return -1;
+	if (oid.n == sizeof(oid_pkcs1) + 1 && !memcmp(oid.p, oid_pkcs1, sizeof(oid_pkcs1)) &&
+	    memchr(rsa_last, oid.p[oid.n - 1], sizeof(rsa_last)))
+		return 1;
+	if (oid.n == sizeof(oid_ecdsa) + 2 && !memcmp(oid.p, oid_ecdsa, sizeof(oid_ecdsa)) &&
+	    oid.p[oid.n - 2] == 3 && memchr(ec_last, oid.p[oid.n - 1], sizeof(ec_last)))
+		return 2;
+	return -1;
+}
+
+static const unsigned char *rsa_hash_oid(int alg)
+{
+	switch (alg) {
+	case LB_SHA1: return BR_HASH_OID_SHA1;
+	case LB_SHA256: return BR_HASH_OID_SHA256;
+	case LB_SHA384: return BR_HASH_OID_SHA384;
+	case LB_SHA512: return BR_HASH_OID_SHA512;
+	}
+	return NULL;
+}
+
+struct cert {
+	struct der all, issuer, serial, subject;
+};
+
+/* Certificate -> the TBS fields we match on */
+static int cert_parse(struct der all, struct cert *c)
+{
+	struct der d = all, cv, tbs, x, alg_in, alg_out;
+	uint8_t t;
+
+	c->all = all;
+	if (want(&d, 0x30, &cv, NULL) || d.n || want(&cv, 0x30, &tbs, NULL) ||
+	    want(&cv, 0x30, NULL, &alg_out))
+		return -1;
+	if (tbs.n && tbs.p[0] == 0xa0 && tlv(&tbs, &t, NULL, NULL))
+		return -1;
+	/* the signature algorithm outside the signed part must be the one
+	 * inside it (RFC 5280 4.1.1.2), so it cannot vary unsigned */
+	if (want(&tbs, 0x02, &c->serial, NULL) || want(&tbs, 0x30, NULL, &alg_in) ||
+	    !same(&alg_in, &alg_out))
+		return -1;
+	if (want(&tbs, 0x30, NULL, &c->issuer) || want(&tbs, 0x30, &x, NULL) ||
+	    want(&tbs, 0x30, NULL, &c->subject))
+		return -1;
+	return 0;
+}
+
+struct ta_store {
+	br_x509_decoder_context dc;
+	uint8_t dn[2048];
+	size_t dn_len;
+	int overflow;
+};
+
+static void dn_append(void *ctx, const void *buf, size_t len)
+{
+	struct ta_store *s = ctx;
+
+	if (len > sizeof(s->dn) - s->dn_len) {
+		s->overflow = 1;
+		return;
+	}
+	memcpy(s->dn + s->dn_len, buf, len);
+	s->dn_len += len;
+}
+
+/* The chain engine over chain[0..n) (signer first); the signer's key on
+ * success. */
+static int check_chain(const struct cert *chain, size_t n,
+		       const br_x509_trust_anchor *tas, size_t n_tas,
+		       int64_t now, br_x509_minimal_context *xc,
+		       const br_x509_pkey **pk)
+{
+	const br_x509_class **vt = &xc->vtable;
+	unsigned err;
+
+	br_x509_minimal_init(xc, &br_sha256_vtable, tas, n_tas);
+	br_x509_minimal_set_hash(xc, br_sha1_ID, &br_sha1_vtable);
+	br_x509_minimal_set_hash(xc, br_sha224_ID, &br_sha224_vtable);
+	br_x509_minimal_set_hash(xc, br_sha256_ID, &br_sha256_vtable);
+	br_x509_minimal_set_hash(xc, br_sha384_ID, &br_sha384_vtable);
+	br_x509_minimal_set_hash(xc, br_sha512_ID, &br_sha512_vtable);
+	br_x509_minimal_set_rsa(xc, br_rsa_pkcs1_vrfy_get_default());
+	br_x509_minimal_set_ecdsa(xc, br_ec_get_default(),
+				  br_ecdsa_vrfy_asn1_get_default());
+	if (now < 0)
+		now = 0;
+	br_x509_minimal_set_time(xc, (uint32_t)(now / 86400 + 719528),
+				 (uint32_t)(now % 86400));
+	(*vt)->start_chain(vt, NULL);
+	for (size_t i = 0; i < n; i++) {
+		(*vt)->start_cert(vt, (uint32_t)chain[i].all.n);
+		(*vt)->append(vt, chain[i].all.p, chain[i].all.n);
+		(*vt)->end_cert(vt);
+	}
+	err = (*vt)->end_chain(vt);
+	if (err)
+		return (int)err;
+	*pk = (*vt)->get_pkey(vt, NULL);
+	return *pk ? 0 : -1;
+}
+
+/* One PKCS#7 SignedData blob. */
+static int verify_one(const uint8_t *img, size_t len, struct der p7,
+		      const br_x509_trust_anchor *tas, size_t n_tas,
+		      int64_t now, char *err, size_t errsz)
+{
+	struct der ci, oid, sd, x, spc_all, spc, spc2, dinfo, dalg, dig;
+	struct der certs = { 0 }, sis, si, ias, siss, sser, sdalg, aa_all = { 0 };
+	struct der aa, encalg, encdig, md = { 0 }, algs;
+	struct cert *cs = NULL, chain[LB_PE_SIG_MAX_CHAIN];
+	size_t n_certs = 0, n_chain = 0;
+	br_x509_minimal_context *xc = NULL;
+	const br_x509_pkey *pk;
+	struct lb_digests d;
+	struct lb_hash *h = NULL;
+	uint8_t tag, hbuf[64];
+	int img_alg, si_alg, rc = LB_PE_SIG_MALFORMED, ok;
+	int have_md = 0, have_ct = 0;
+
+	/* ContentInfo { signedData, [0] SignedData } */
+	if (want(&p7, 0x30, &ci, NULL) || want(&ci, 0x06, &oid, NULL) ||
+	    !eq(&oid, oid_signed_data, sizeof(oid_signed_data)) ||
+	    want(&ci, 0xa0, &x, NULL) || want(&x, 0x30, &sd, NULL)) {
+		seterr(err, errsz, "not a PKCS#7 SignedData");
+		goto out;
+	}
+	/* version 1, digestAlgorithms, contentInfo */
+	if (want(&sd, 0x02, &x, NULL) || !eq(&x, (const uint8_t *)"\x01", 1) ||
+	    want(&sd, 0x31, &algs, NULL) ||
+	    want(&sd, 0x30, &ci, NULL) || want(&ci, 0x06, &oid, NULL) ||
+	    !eq(&oid, oid_spc_indirect, sizeof(oid_spc_indirect)) ||
+	    want(&ci, 0xa0, &x, NULL) || want(&x, 0x30, &spc, &spc_all)) {
+		seterr(err, errsz, "no SpcIndirectDataContent");
+		goto out;
+	}
+	/* SpcIndirectDataContent { data, DigestInfo { alg, digest } } */
+	spc2 = spc;
+	if (want(&spc2, 0x30, &x, NULL) || want(&spc2, 0x30, &dinfo, NULL) ||
+	    want(&dinfo, 0x30, &dalg, NULL) || want(&dinfo, 0x04, &dig, NULL)) {
+		seterr(err, errsz, "bad SpcIndirectDataContent");
+		goto out;
+	}
+	if ((img_alg = hash_alg(dalg)) < 0) {
+		seterr(err, errsz, "image digest algorithm not supported");
+		rc = LB_PE_SIG_ALGORITHM;
+		goto out;
+	}
+	if (dig.n != lb_hash_len((unsigned)img_alg)) {
+		seterr(err, errsz, "image digest of the wrong length");
+		goto out;
+	}
+	/* [0] certificates, [1] crls (skipped), signerInfos */
+	if (sd.n && sd.p[0] == 0xa0 && want(&sd, 0xa0, &certs, NULL))
+		goto out;
+	if (sd.n && sd.p[0] == 0xa1 && tlv(&sd, &tag, NULL, NULL))
+		goto out;
+	if (want(&sd, 0x31, &sis, NULL) || want(&sis, 0x30, &si, NULL)) {
+		seterr(err, errsz, "no SignerInfo");
+		goto out;
+	}
+	/* SignerInfo { version, issuerAndSerialNumber, digestAlgorithm,
+	 * [0] authenticatedAttributes, digestEncryptionAlgorithm,
+	 * encryptedDigest, ... } */
+	if (want(&si, 0x02, &x, NULL) || !eq(&x, (const uint8_t *)"\x01", 1) ||
+	    want(&si, 0x30, &ias, NULL) ||
+	    want(&ias, 0x30, NULL, &siss) || want(&ias, 0x02, &sser, NULL) ||
+	    want(&si, 0x30, &sdalg, NULL) ||
+	    want(&si, 0xa0, &aa, &aa_all) || want(&si, 0x30, &encalg, NULL) ||
+	    want(&si, 0x04, &encdig, NULL)) {
+		seterr(err, errsz, "bad SignerInfo (authenticated attributes are required)");
+		goto out;
+	}
+	if ((si_alg = hash_alg(sdalg)) < 0) {
+		seterr(err, errsz, "signer digest algorithm not supported");
+		rc = LB_PE_SIG_ALGORITHM;
+		goto out;
+	}
+	/* digestAlgorithms: known ones only, the signer's among them; one
+	 * signer, nothing after the signer infos */
+	{
+		int found = 0;
+		while (algs.n) {
+			struct der a;
+			int h2;
+
+			if (want(&algs, 0x30, &a, NULL) || (h2 = hash_alg(a)) < 0) {
+				seterr(err, errsz, "bad digestAlgorithms");
+				goto out;
+			}
+			found |= h2 == si_alg;
+		}
+		if (!found || sis.n || sd.n) {
+			seterr(err, errsz, "digestAlgorithms or signerInfos not as signed");
+			goto out;
+		}
+	}
+	/* the authenticated attributes: contentType and messageDigest, once */
+	while (aa.n) {
+		struct der attr, aoid, vals, v;
+
+		if (want(&aa, 0x30, &attr, NULL) || want(&attr, 0x06, &aoid, NULL) ||
+		    want(&attr, 0x31, &vals, NULL))
+			goto bad_attrs;
+		if (eq(&aoid, oid_message_digest, sizeof(oid_message_digest))) {
+			if (have_md++ || want(&vals, 0x04, &md, NULL))
+				goto bad_attrs;
+		} else if (eq(&aoid, oid_content_type, sizeof(oid_content_type))) {
+			if (have_ct++ || want(&vals, 0x06, &v, NULL) ||
+			    !eq(&v, oid_spc_indirect, sizeof(oid_spc_indirect)))
+				goto bad_attrs;
+		}
+	}
+	if (!have_md || !have_ct) {
+bad_attrs:
+		seterr(err, errsz, "bad authenticated attributes");
+		goto out;
+	}
+	/* the certificates; the signer's by issuer and serial number */
+	if (!(cs = calloc(LB_PE_SIG_MAX_CERTS, sizeof(*cs)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (certs.n) {
+		struct der c;
+
+		if (n_certs == LB_PE_SIG_MAX_CERTS || want(&certs, 0x30, NULL, &c) ||
+		    cert_parse(c, &cs[n_certs])) {
+			seterr(err, errsz, "bad or too many certificates");
+			rc = LB_PE_SIG_MALFORMED;
+			goto out;
+		}
+		n_certs++;
+	}
+	for (size_t i = 0; i < n_certs && !n_chain; i++)
+		if (same(&cs[i].issuer, &siss) && same(&cs[i].serial, &sser))
+			chain[n_chain++] = cs[i];
+	if (!n_chain) {
+		seterr(err, errsz, "the signer's certificate is not in the signature");
+		rc = LB_PE_SIG_UNTRUSTED;
+		goto out;
+	}
+	/* up the issuers found in the signature (the engine stops at a CA) */
+	while (n_chain < LB_PE_SIG_MAX_CHAIN) {
+		const struct cert *cur = &chain[n_chain - 1], *next = NULL;
+
+		if (same(&cur->issuer, &cur->subject))
+			break;
+		for (size_t i = 0; i < n_certs && !next; i++) {
+			int used = 0;
+			for (size_t j = 0; j < n_chain; j++)
+				used |= cs[i].all.p == chain[j].all.p;
+			if (!used && same(&cs[i].subject, &cur->issuer))
+				next = &cs[i];
+		}
+		if (!next)
+			break;
+		chain[n_chain++] = *next;
+	}
+	if (!(xc = malloc(sizeof(*xc)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((ok = check_chain(chain, n_chain, tas, n_tas, now, xc, &pk))) {
+		seterr(err, errsz, "certificate chain not trusted (BearSSL error %d)", ok);
+		rc = LB_PE_SIG_UNTRUSTED;
+		goto out;
+	}
+	if (!(h = malloc(sizeof(*h)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* messageDigest attribute = hash(SpcIndirectDataContent's contents) */
+	lb_hash_init(h, LB_HASH_BIT((unsigned)si_alg));
+	lb_hash_update(h, spc.p, spc.n);
+	lb_hash_final(h, &d);
+	if (md.n != lb_hash_len((unsigned)si_alg) || memcmp(md.p, d.d[si_alg], md.n)) {
+		seterr(err, errsz, "message digest attribute does not match the signed content");
+		rc = LB_PE_SIG_BAD;
+		goto out;
+	}
+	/* the signature over the authenticated attributes, as a SET */
+	lb_hash_init(h, LB_HASH_BIT((unsigned)si_alg));
+	lb_hash_update(h, "\x31", 1);
+	lb_hash_update(h, aa_all.p + 1, aa_all.n - 1);
+	lb_hash_final(h, &d);
+	ok = 0;
+	if (pk->key_type == BR_KEYTYPE_RSA && sig_alg(encalg) == 1) {
+		ok = br_rsa_pkcs1_vrfy_get_default()(encdig.p, encdig.n,
+			rsa_hash_oid(si_alg), lb_hash_len((unsigned)si_alg),
+			&pk->key.rsa, hbuf) &&
+		     !memcmp(hbuf, d.d[si_alg], lb_hash_len((unsigned)si_alg));
+	} else if (pk->key_type == BR_KEYTYPE_EC && sig_alg(encalg) == 2) {
+		ok = br_ecdsa_vrfy_asn1_get_default()(br_ec_get_default(),
+			d.d[si_alg], lb_hash_len((unsigned)si_alg), &pk->key.ec,
+			encdig.p, encdig.n);
+	} else {
+		seterr(err, errsz, "signature algorithm not supported");
+		rc = LB_PE_SIG_ALGORITHM;
+		goto out;
+	}
+	if (!ok) {
+		seterr(err, errsz, "the signer's signature does not verify");
+		rc = LB_PE_SIG_BAD;
+		goto out;
+	}
+	/* last, the image itself: what was signed by a trusted signer */
+	if ((rc = lb_authenticode(img, len, LB_HASH_BIT((unsigned)img_alg), &d))) {
+		seterr(err, errsz, "not a PE image");
+		goto out;
+	}
+	if (memcmp(d.d[img_alg], dig.p, dig.n)) {
+		seterr(err, errsz, "image digest differs from the signed one");
+		rc = LB_PE_SIG_CHANGED;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(xc);
+	free(cs);
+	free(h);
+	return rc;
+}
+
+/* rank of a failure: the most telling one is reported */
+static int rank(int rc)
+{
+	switch (rc) {
+	case LB_PE_SIG_CHANGED: return 5;
+	case LB_PE_SIG_BAD: return 4;
+	case LB_PE_SIG_UNTRUSTED: return 3;
+	case LB_PE_SIG_ALGORITHM: return 2;
+	case LB_PE_SIG_MALFORMED: return 1;
+	}
+	return 6; /* ENOMEM etc. */
+}
+
+int lb_pe_sig_verify(const uint8_t *img, size_t len,
+		     const struct lb_x509_ca *cas, size_t n_cas, int64_t now,
+		     char *err, size_t errsz)
+{
+	struct lb_pe *pe = malloc(sizeof(*pe));
+	struct ta_store *st = NULL;
+	br_x509_trust_anchor *tas = NULL;
+	size_t n_tas = 0, off, end;
+	int rc = LB_PE_SIG_MALFORMED, best = 0, n_sigs = 0;
+	char e1[160];
+
+	seterr(err, errsz, "not a PE image");
+	if (!pe)
+		return -ENOMEM;
+	if (lb_pe_parse(img, len, len, pe))
+		goto out;
+	if (!pe->cert_off || !pe->cert_size) {
+		seterr(err, errsz, "not signed (no certificate table)");
+		rc = LB_PE_SIG_UNSIGNED;
+		goto out;
+	}
+	if ((uint64_t)pe->cert_off + pe->cert_size > len) {
+		seterr(err, errsz, "certificate table outside the file");
+		goto out;
+	}
+	if (n_cas > LB_PE_SIG_MAX_CAS)
+		n_cas = LB_PE_SIG_MAX_CAS;
+	st = calloc(n_cas ? n_cas : 1, sizeof(*st));
+	tas = calloc(n_cas ? n_cas : 1, sizeof(*tas));
+	if (!st || !tas) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n_cas; i++) {
+		const br_x509_pkey *k;
+
+		br_x509_decoder_init(&st[i].dc, dn_append, &st[i]);
+		br_x509_decoder_push(&st[i].dc, cas[i].der, cas[i].len);
+		k = br_x509_decoder_get_pkey(&st[i].dc);
+		if (!k || st[i].overflow)
+			continue; /* not a usable certificate: never trusted */
+		tas[n_tas].dn.data = st[i].dn;
+		tas[n_tas].dn.len = st[i].dn_len;
+		tas[n_tas].flags = BR_X509_TA_CA;
+		tas[n_tas].pkey = *k;
+		n_tas++;
+	}
+	/* WIN_CERTIFICATE { u32 length, u16 revision, u16 type, data }, each
+	 * 8-byte aligned */
+	off = pe->cert_off;
+	end = (size_t)pe->cert_off + pe->cert_size;
+	while (end - off >= 8) {
+		uint32_t l = (uint32_t)img[off] | (uint32_t)img[off + 1] << 8 |
+			     (uint32_t)img[off + 2] << 16 | (uint32_t)img[off + 3] << 24;
+		uint16_t type = (uint16_t)(img[off + 6] | img[off + 7] << 8);
+
+		if (l < 8 || l > end - off)
+			break;
+		if (type == 2) {
+			struct der p7 = { img + off + 8, l - 8 };
+			int r = verify_one(img, len, p7, tas, n_tas, now, e1, sizeof(e1));
+
+			n_sigs++;
+			if (!r) {
+				seterr(err, errsz, "ok");
+				rc = 0;
+				goto out;
+			}
+			if (!best || rank(r) > rank(best)) {
+				best = r;
+				seterr(err, errsz, "%s", e1);
+			}
+		}
+		l = (l + 7) & ~7u;
+		if (!l || l > end - off)
+			break;
+		off += l;
+	}
+	if (!n_sigs) {
+		seterr(err, errsz, "not signed (no PKCS#7 signature in the certificate table)");
+		rc = LB_PE_SIG_UNSIGNED;
+	} else {
+		rc = best;
+	}
+out:
+	free(tas);
+	free(st);
+	free(pe);
+	return rc;
+}
+
+struct pem_out {
+	uint8_t *buf;
+	size_t len, cap;
+	int overflow;
+};
+
+static void pem_append(void *ctx, const void *data, size_t len)
+{
+	struct pem_out *o = ctx;
+
+	if (len > o->cap - o->len) {
+		o->overflow = 1;
+		return;
+	}
+	memcpy(o->buf + o->len, data, len);
+	o->len += len;
+}
+
+int lb_x509_load(const uint8_t *buf, size_t len, uint8_t **der, size_t *der_len)
+{
+	br_pem_decoder_context *pc;
+	struct pem_out o = { 0 };
+	int in_cert = 0, done = 0;
+
+	if (!buf || !len || len > (1u << 20))
+		return -EINVAL;
+	if (buf[0] == 0x30) { /* DER */
+		if (!(*der = malloc(len)))
+			return -ENOMEM;
+		memcpy(*der, buf, len);
+		*der_len = len;
+		return 0;
+	}
+	o.cap = len;
+	if (!(o.buf = malloc(len)) || !(pc = malloc(sizeof(*pc)))) {
+		free(o.buf);
+		return -ENOMEM;
+	}
+	br_pem_decoder_init(pc);
+	while (len && !done) {
+		size_t k = br_pem_decoder_push(pc, buf, len);
+
+		buf += k;
+		len -= k;
+		switch (br_pem_decoder_event(pc)) {
+		case BR_PEM_BEGIN_OBJ:
+			in_cert = !strcmp(br_pem_decoder_name(pc), "CERTIFICATE") ||
+				  !strcmp(br_pem_decoder_name(pc), "X509 CERTIFICATE");
+			br_pem_decoder_setdest(pc, in_cert ? pem_append : NULL, &o);
+			break;
+		case BR_PEM_END_OBJ:
+			done = in_cert && o.len && !o.overflow;
+			break;
+		case BR_PEM_ERROR:
+			len = 0;
+			break;
+		}
+	}
+	free(pc);
+	if (!done) {
+		free(o.buf);
+		return -EINVAL;
+	}
+	*der = o.buf;
+	*der_len = o.len;
+	return 0;
+}
+
+const char *lb_pe_sig_reason(int rc)
+{
+	switch (rc) {
+	case 0: return "ok";
+	case LB_PE_SIG_UNSIGNED: return "no signature";
+	case LB_PE_SIG_MALFORMED: return "malformed signature";
+	case LB_PE_SIG_CHANGED: return "changed after signing";
+	case LB_PE_SIG_BAD: return "bad signature";
+	case LB_PE_SIG_UNTRUSTED: return "not signed by a trusted CA";
+	case LB_PE_SIG_ALGORITHM: return "unsupported algorithm";
+	case -ENOMEM: return "out of memory";
+	default: return "error";
+	}
+}

@@ -1,0 +1,2 @@
+untrusted comment: verify with skey.pub
+RWQLHIE6qgP4AeTkqmDJL8nP4SJ+VuQU9lADNGMO7RQEw95SDzPw8Ndm7YCsaiuhZJJpUF12nRXkUqaDDRkQiBQesOz6tjpMoAs=
