@@ -318,10 +318,8 @@ int lb_dhcp4_is_proxy(const struct lb_dhcp4_lease *l)
 {
 	if (l->yiaddr)
 		return 0;
-	if (strncmp(l->vendor_class, "PXEClient", 9) &&
-	    strncmp(l->vendor_class, "HTTPClient", 10))
-		return 0;
-	return lb_dhcp4_bootfile(l) != NULL || l->have_vendor_opts;
+	return !strncmp(l->vendor_class, "PXEClient", 9) ||
+	       !strncmp(l->vendor_class, "HTTPClient", 10);
 }
 
 const char *lb_dhcp4_bootfile(const struct lb_dhcp4_lease *l)

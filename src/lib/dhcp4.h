@@ -90,8 +90,10 @@ struct lb_dhcp4_lease {
 int lb_dhcp4_parse(const uint8_t *p, size_t len, uint32_t xid, const uint8_t mac[6],
 		   struct lb_dhcp4_lease *l);
 
-/* A proxyDHCP offer: no address, option 60 "PXEClient" or "HTTPClient",
- * and a boot file (file/67) or PXE vendor options (43). */
+/* A proxyDHCP offer: no address and option 60 "PXEClient"/"HTTPClient".
+ * When it names no boot file (dnsmasq's proxy mode for UEFI clients), the
+ * client asks the proxy again: a REQUEST with ciaddr to its UDP port 4011,
+ * whose ACK carries the boot file and siaddr. */
 int lb_dhcp4_is_proxy(const struct lb_dhcp4_lease *l);
 /* The boot file to fetch: option 67 else the file field (NULL: none). */
 const char *lb_dhcp4_bootfile(const struct lb_dhcp4_lease *l);
