@@ -120,6 +120,7 @@ static int tftp_once(const struct lb_url *u, const char *file, const struct lb_t
 	int fd = -1, rc, have_tid = 0;
 	unsigned wait_ms;
 	struct prog pr = { o, lb_now_ms(), 0, 0, 0 };
+	uint64_t first_by = pr.t0 + o->timeout_ms; /* the first answer, at the latest */
 
 	*refused = 0;
 	if ((rc = lb_tftp_init(&t, file, to)))
@@ -146,7 +147,18 @@ static int tftp_once(const struct lb_url *u, const char *file, const struct lb_t
 	wait_ms = t.timeout * 1000;
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
-		int pr_rc = poll(&pfd, 1, (int)wait_ms);
+		unsigned w = wait_ms;
+		if (t.state == LB_TFTP_S_RRQ) {
+			uint64_t now = lb_now_ms();
+			if (now >= first_by) {
+				rc = seterr(res, -ETIMEDOUT, "tftp://%s/%s: no answer from the TFTP server",
+					    u->host, file);
+				goto out;
+			}
+			if (first_by - now < w)
+				w = (unsigned)(first_by - now);
+		}
+		int pr_rc = poll(&pfd, 1, (int)w);
 		if (pr_rc < 0 && errno == EINTR)
 			continue;
 		if (pr_rc < 0) {

@@ -42,7 +42,8 @@ typedef int (*lb_tls_open_fn)(void *arg, int fd, const char *host,
 
 struct lb_fetch_opts {
 	uint64_t max_size;        /* 0: 2 GiB */
-	unsigned timeout_ms;      /* connect / idle read; 0: 10 s */
+	unsigned timeout_ms;      /* connect, idle read, TFTP first answer
+				   * (RRQ resent with backoff within it); 0: 10 s */
 	unsigned max_redirects;   /* 0: 8 */
 	/* TFTP: blksize (0: 1468, 512: not asked), windowsize (0: 16, 1: not
 	 * asked), timeout, retries; tsize is always asked for. no_tftp_options:

@@ -54,8 +54,9 @@ atftpd --daemon --no-fork --port 69 --bind-address 127.0.0.1 --user root.root \
 	--logfile "$T/atftpd.log" "$T/root" &
 pids+=($!)
 dnsmasq --no-daemon --port=0 --enable-tftp --tftp-root="$T/dnsroot" \
-	--listen-address=127.0.0.2 --bind-interfaces --user=root --pid-file="$T/dnsmasq.pid" \
-	--log-facility="$T/dnsmasq.log" &
+	--listen-address=127.0.0.2 --bind-interfaces --user=root \
+	--log-facility="$T/dnsmasq.log" 2>"$T/dnsmasq.err" &
+dnsmasq_pid=$!
 pids+=($!)
 cat > "$T/nginx/nginx.conf" <<EOF
 load_module /usr/lib/nginx/modules/ngx_http_echo_module.so;
@@ -80,8 +81,16 @@ EOF
 nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" 2>"$T/nginx/start.log" &
 pids+=($!)
 # faults: one answer per connection from a script
+cat > "$T/serve.sh" <<'EOS'
+#!/bin/sh
+# read the request head, then answer with the file and close (FIN, not RST)
+cr=$(printf '\r')
+while IFS= read -r l; do case "$l" in "$cr"|"") break ;; esac; done
+cat "$1"
+EOS
+chmod 755 "$T/serve.sh"
 fault() { # port response-file
-	(while :; do busybox nc -l -p "$1" -s 127.0.0.1 < "$2" >/dev/null 2>&1 || break; done) &
+	(while :; do busybox nc -l -p "$1" -e "$T/serve.sh" "$2" </dev/null >/dev/null 2>&1 || break; done) &
 	pids+=($!)
 }
 printf 'HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n' > "$T/early"
@@ -140,7 +149,7 @@ if fetch tftp-not-found 1 tftp://127.0.0.1/nope.bin -o "$out/keep"; then
 		ok "fetch/tftp-not-found/message" || notok "fetch/tftp-not-found/message" "$(cat "$T/tftp-not-found.stderr")"
 	[ "$(cat "$out/keep")" = old ] && ok "fetch/tftp-not-found/output-kept" || notok "fetch/tftp-not-found/output-kept"
 fi
-if fetch tftp-no-server 1 --timeout 1 tftp://127.0.0.3/x -o "$out/none"; then
+if fetch tftp-no-server 1 --timeout 3 tftp://127.0.0.3/x -o "$out/none"; then
 	[ ! -e "$out/none" ] && ok "fetch/tftp-no-server" || notok "fetch/tftp-no-server" "output written"
 	echo "# $(cat "$T/tftp-no-server.stderr")"
 fi
@@ -152,10 +161,10 @@ for i in $(seq 100); do
 	sleep 0.1
 	ls -A "$out" | grep -q '^\.gone' && [ "$(stat -c %s "$out"/.gone.* 2>/dev/null | head -1)" -gt 100000 ] 2>/dev/null && break
 done
-kill -STOP "$(cat "$T/dnsmasq.pid")"
+kill -STOP $dnsmasq_pid
 wait $fp
 rc=$?
-kill -CONT "$(cat "$T/dnsmasq.pid")"
+kill -CONT $dnsmasq_pid
 if [ $rc = 1 ] && [ ! -e "$out/gone" ] && grep -q "stopped sending" "$T/gone.stderr"; then
 	ok "fetch/tftp-server-gone"
 else
