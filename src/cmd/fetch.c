@@ -62,9 +62,9 @@ static int sink(void *arg, const void *data, size_t len, uint64_t offset)
 
 static void human(char *b, size_t n, uint64_t v)
 {
-	if (v >= 10u << 20)
+	if (v >= 1u << 20)
 		snprintf(b, n, "%.1f MiB", (double)v / (1 << 20));
-	else if (v >= 10u << 10)
+	else if (v >= 1u << 10)
 		snprintf(b, n, "%.1f KiB", (double)v / 1024);
 	else
 		snprintf(b, n, "%llu B", (unsigned long long)v);
