@@ -576,6 +576,8 @@ int lb_fetch(const char *url, const struct lb_fetch_opts *opts, struct lb_fetch_
 		o.max_redirects = 8;
 	if (!o.sink)
 		return seterr(res, -EINVAL, "no sink");
+	if (strlen(url) >= sizeof(res->url))
+		return seterr(res, -ENAMETOOLONG, "URL longer than %zu bytes", sizeof(res->url) - 1);
 	snprintf(res->url, sizeof(res->url), "%s", url);
 	for (;;) {
 		rc = lb_url_parse(res->url, &u);

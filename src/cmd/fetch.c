@@ -185,6 +185,12 @@ int fetch_main(int argc, char **argv)
 	if (optind + 1 != argc || !file || !*file)
 		goto usage;
 	url = argv[optind];
+	struct stat st;
+	if (!stat(file, &st) && !S_ISREG(st.st_mode)) {
+		/* never rename over a device, a directory or a pipe */
+		lb_err("%s: exists and is not a regular file", file);
+		return 1;
+	}
 	if (!(res = calloc(1, sizeof(*res))) || !(dcopy = strdup(file)) ||
 	    !(bcopy = strdup(file))) {
 		lb_err("out of memory");

@@ -248,7 +248,7 @@ int lb_dhcp4_parse(const uint8_t *p, size_t len, uint32_t xid, const uint8_t mac
 
 	if (len < BOOTP_FIXED + COOKIE_LEN)
 		return -EPROTO;
-	if (len > LB_DHCP4_PKT_MAX * 44)    /* jumbo/GRO cap */
+	if (len > 65535)                    /* larger than any UDP payload */
 		return -EPROTO;
 	if (p[0] != 2 || p[1] != 1 || p[2] != 6)
 		return -ENOMSG;

@@ -232,7 +232,7 @@ int lb_url_path_decode(const struct lb_url *u, char *out, size_t cap)
 	for (size_t i = 0; i < n; i++) {
 		int c = (unsigned char)p[i];
 		if (c == '%') {
-			if (i + 2 >= n + 1 || hexval(p[i + 1]) < 0 || hexval(p[i + 2]) < 0)
+			if (i + 2 >= n || hexval(p[i + 1]) < 0 || hexval(p[i + 2]) < 0)
 				return -EINVAL;
 			c = hexval(p[i + 1]) * 16 + hexval(p[i + 2]);
 			i += 2;

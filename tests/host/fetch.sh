@@ -251,5 +251,10 @@ if fetch https 1 https://127.0.0.1:8443/x -o "$out/tls"; then
 		notok "fetch/https-not-built-in" "$(cat "$T/https.stderr")"
 fi
 if fetch usage 2 http://127.0.0.1:8080/x; then ok "fetch/usage"; fi
+mkdir "$T/adir"
+if fetch not-a-file 1 http://127.0.0.1:8080/files/small.bin -o "$T/adir"; then
+	grep -q "exists and is not a regular file" "$T/not-a-file.stderr" && [ -d "$T/adir" ] &&
+		ok "fetch/output-not-regular" || notok "fetch/output-not-regular" "$(cat "$T/not-a-file.stderr")"
+fi
 no_leftovers http
 exit $fail
