@@ -5,10 +5,18 @@
  */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "t.h"
 #include "http.h"
+#include "netio.h"
 
 static void test_urls(void)
 {
@@ -356,11 +364,169 @@ static void test_bodies(void)
 	}
 }
 
+/* --- netio: https:// through the pluggable transport (a fake "TLS" that
+ * passes bytes through), against a one-shot server in a child process --- */
+
+struct fake_tls {
+	int fd;
+	int calls;
+	char host[64];
+	int fail;
+};
+
+static ssize_t ft_read(void *ctx, void *buf, size_t len)
+{
+	ssize_t k = read(((struct fake_tls *)ctx)->fd, buf, len);
+	return k < 0 ? -errno : k;
+}
+
+static ssize_t ft_write(void *ctx, const void *buf, size_t len)
+{
+	ssize_t k = write(((struct fake_tls *)ctx)->fd, buf, len);
+	return k < 0 ? -errno : k;
+}
+
+static void ft_close(void *ctx)
+{
+	close(((struct fake_tls *)ctx)->fd);
+}
+
+static int ft_open(void *arg, int fd, const char *host, unsigned timeout_ms,
+		   struct lb_net_transport *t, char *err, size_t errsz)
+{
+	struct fake_tls *f = arg;
+
+	f->calls++;
+	snprintf(f->host, sizeof(f->host), "%s", host);
+	if (f->fail) {
+		close(fd);
+		snprintf(err, errsz, "certificate not trusted");
+		return -EACCES;
+	}
+	/* the fake reads with blocking calls */
+	int fl = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	f->fd = fd;
+	t->ctx = f;
+	t->read = ft_read;
+	t->write = ft_write;
+	t->close = ft_close;
+	return 0;
+}
+
+/* Listen on 127.0.0.1:ephemeral and answer each of n connections with resp. */
+static pid_t serve(const char *resp, int n, unsigned *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
+	socklen_t al = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || listen(s, 4) ||
+	    getsockname(s, (struct sockaddr *)&a, &al))
+		return -1;
+	*port = ntohs(a.sin_port);
+	pid_t pid = fork();
+	if (pid)
+		return close(s), pid;
+	for (int i = 0; i < n; i++) {
+		int c = accept(s, NULL, NULL);
+		char req[4096];
+		size_t got = 0;
+		while (got < sizeof(req) - 1) {
+			ssize_t k = read(c, req + got, sizeof(req) - 1 - got);
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+			req[got] = 0;
+			if (strstr(req, "\r\n\r\n"))
+				break;
+		}
+		if (write(c, resp, strlen(resp)) < 0)
+			_exit(1);
+		close(c);
+	}
+	_exit(0);
+}
+
+static char sink_buf[256];
+static size_t sink_len;
+
+static int sink(void *arg, const void *d, size_t n, uint64_t off)
+{
+	if (off != sink_len || n > sizeof(sink_buf) - 1 - sink_len)
+		return -EFBIG;
+	memcpy(sink_buf + sink_len, d, n);
+	sink_len += n;
+	sink_buf[sink_len] = 0;
+	return 0;
+}
+
+static void test_transport(void)
+{
+	struct fake_tls f = { 0 };
+	struct lb_fetch_opts o = { .sink = sink, .timeout_ms = 5000, .tls_open = ft_open,
+				   .tls_arg = &f };
+	struct lb_fetch_result res;
+	char url[128];
+	unsigned port;
+	int st;
+
+	TEST("netio/https-without-tls") {
+		struct lb_fetch_opts n = { .sink = sink };
+		CHECK_INT(lb_fetch("https://127.0.0.1/x", &n, &res), -EPROTONOSUPPORT);
+		CHECK_STR(res.err, "https: not built in yet");
+	}
+	TEST("netio/https-through-transport") {
+		pid_t pid = serve("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 1, &port);
+		CHECK(pid > 0);
+		snprintf(url, sizeof(url), "https://127.0.0.1:%u/x", port);
+		sink_len = 0;
+		CHECK_INT(lb_fetch(url, &o, &res), 0);
+		CHECK_STR(sink_buf, "hello");
+		CHECK_INT(res.size, 5);
+		CHECK_INT(res.http_status, 200);
+		CHECK_INT(f.calls, 1);
+		CHECK_STR(f.host, "127.0.0.1");
+		waitpid(pid, &st, 0);
+	}
+	TEST("netio/https-redirect-to-http") {
+		char resp[256];
+		unsigned port2;
+		pid_t p2 = serve("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+				 1, &port2);
+		snprintf(resp, sizeof(resp), "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%u/y\r\n"
+			 "Content-Length: 0\r\n\r\n", port2);
+		pid_t p1 = serve(resp, 1, &port);
+		snprintf(url, sizeof(url), "https://127.0.0.1:%u/x", port);
+		sink_len = 0;
+		f.calls = 0;
+		CHECK_INT(lb_fetch(url, &o, &res), 0);
+		CHECK_STR(sink_buf, "ok");
+		CHECK_INT(res.redirects, 1);
+		CHECK_INT(f.calls, 1);
+		snprintf(resp, sizeof(resp), "http://127.0.0.1:%u/y", port2);
+		CHECK_STR(res.url, resp);
+		waitpid(p1, &st, 0);
+		waitpid(p2, &st, 0);
+	}
+	TEST("netio/tls-open-fails") {
+		pid_t pid = serve("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 1, &port);
+		snprintf(url, sizeof(url), "https://127.0.0.1:%u/x", port);
+		f.fail = 1;
+		sink_len = 0;
+		CHECK_INT(lb_fetch(url, &o, &res), -EACCES);
+		CHECK_STR(res.err, "https://127.0.0.1: certificate not trusted");
+		CHECK_INT(sink_len, 0);
+		waitpid(pid, &st, 0);
+	}
+}
+
 int main(void)
 {
 	test_urls();
 	test_resolve();
 	test_heads();
 	test_bodies();
+	test_transport();
 	return t_done();
 }
