@@ -626,6 +626,44 @@ static void test_dhcp6(void)
 		CHECK(done);
 		CHECK_INT(lb_dhcp6_parse(p, sizeof(p), &c, &l), -EPROTO);
 	}
+	TEST("dhcp6/status-codes") {
+		/* Advertise per RFC 8415 21.13: top-level UnspecFail(1) with text,
+		 * IA_NA with NoAddrsAvail(2) and no address */
+		static const uint8_t adv[] = {
+			2, 0xab, 0xcd, 0xef,
+			0, 1, 0, 10, 0, 3, 0, 1, 0x52, 0x54, 0, 0x12, 0x34, 0x56,
+			0, 2, 0, 4, 0, 3, 0, 9,
+			0, 13, 0, 6, 0, 1, 'b', 'u', 's', 'y',
+			0, 3, 0, 18, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 13, 0, 2, 0, 2,
+			0, 7, 0, 1, 255,
+			0, 14, 0, 0,
+		};
+		CHECK_INT(lb_dhcp6_parse(adv, sizeof(adv), &c, &l), 0);
+		CHECK_INT(l.status, 1);
+		CHECK_STR(l.status_msg, "busy");
+		CHECK_INT(l.ia_status, 2);
+		CHECK(!l.have_addr);
+		CHECK_INT(l.preference, 255);
+		CHECK(l.rapid_commit);
+		CHECK_INT(l.server_id_len, 4);
+		uint8_t bad[sizeof(adv)];
+		memcpy(bad, adv, sizeof(adv));
+		bad[sizeof(adv) - 6] = 2;      /* preference of length 2 */
+		CHECK_INT(lb_dhcp6_parse(bad, sizeof(bad), &c, &l), -EPROTO);
+		memcpy(bad, adv, sizeof(adv));
+		bad[21] = 0;                   /* server id of length 0 */
+		CHECK_INT(lb_dhcp6_parse(bad, sizeof(bad), &c, &l), -EPROTO);
+	}
+	TEST("dhcp6/rapid-commit-and-elapsed") {
+		size_t n;
+		struct lb_dhcp6_client r = c;
+		r.rapid_commit = 1;
+		r.elapsed = 300;
+		CHECK_INT(lb_dhcp6_build(&r, LB_DHCP6_SOLICIT, NULL, b, sizeof(b), &n), 0);
+		CHECK(n >= 4 && !memcmp(b + n - 4, (uint8_t[]){ 0, 14, 0, 0 }, 4));
+		CHECK(memmem(b, n, (uint8_t[]){ 0, 8, 0, 2, 1, 44 }, 6));
+	}
 	TEST("dhcp6/build-solicit") {
 		size_t n;
 		CHECK_INT(lb_dhcp6_build(&c, LB_DHCP6_SOLICIT, NULL, b, sizeof(b), &n), 0);
