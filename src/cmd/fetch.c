@@ -1,0 +1,271 @@
+/* lboot fetch: download a tftp:// or http:// URL into a file. */
+#include "lboot.h"
+
+LB_APPLET(fetch, LB_HOST|LB_TARGET,
+"usage: lboot fetch [OPTIONS] URL -o FILE\n"
+"Download URL (tftp://HOST[:PORT]/PATH, http://HOST[:PORT]/PATH; IPv6\n"
+"literals in brackets) into FILE, as the network boot does. FILE is written\n"
+"only when the whole file arrived (length checked against the TFTP tsize or\n"
+"the HTTP Content-Length / chunked framing): a temporary file next to it is\n"
+"renamed over it; on any failure FILE is left as it was.\n"
+"HTTP: redirects followed (at most 8), 4xx/5xx are errors. TFTP: blksize\n"
+"1468, windowsize 16 and tsize are asked for (RFC 2348/2349/7440); a server\n"
+"that refuses or ignores them is served by plain RFC 1350.\n"
+"https:// is not built in yet.\n"
+"  -o, --output FILE   where to write (required)\n"
+"  --json              print {url, final_url, file, bytes, seconds, ...}\n"
+"  --blksize N         TFTP block size to ask for (8..65464; 512: none)\n"
+"  --windowsize N      TFTP window to ask for (1..64; 1: none)\n"
+"  --no-tftp-options   plain RFC 1350 TFTP (512-byte blocks, no options)\n"
+"  --max-size BYTES    refuse larger files (default 2 GiB)\n"
+"  --timeout SECONDS   connect/idle timeout (default 10)\n"
+"  -q, --quiet         no progress lines (shown for files over 1 MiB)\n"
+"Exit: 0 ok, 1 failure (one line on stderr), 2 usage.\n")
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "netio.h"
+
+struct out {
+	int fd;
+	uint64_t written;
+};
+
+static int sink(void *arg, const void *data, size_t len, uint64_t offset)
+{
+	struct out *o = arg;
+	const char *p = data;
+
+	if (offset != o->written)
+		return -EINVAL;
+	while (len) {
+		ssize_t k = pwrite(o->fd, p, len, (off_t)offset);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		p += k;
+		len -= (size_t)k;
+		offset += (uint64_t)k;
+	}
+	o->written = offset;
+	return 0;
+}
+
+static void human(char *b, size_t n, uint64_t v)
+{
+	if (v >= 1u << 20)
+		snprintf(b, n, "%.1f MiB", (double)v / (1 << 20));
+	else if (v >= 1u << 10)
+		snprintf(b, n, "%.1f KiB", (double)v / 1024);
+	else
+		snprintf(b, n, "%llu B", (unsigned long long)v);
+}
+
+static void progress(void *arg, uint64_t done, uint64_t total, uint64_t rate)
+{
+	char d[32], t[32], r[32];
+	int tty = isatty(2);
+
+	(void)arg;
+	human(d, sizeof(d), done);
+	human(r, sizeof(r), rate);
+	if (total) {
+		human(t, sizeof(t), total);
+		fprintf(stderr, "%s%s of %s (%llu%%), %s/s%s", tty ? "\r" : "", d, t,
+			(unsigned long long)(done * 100 / total), r, tty ? "\033[K" : "\n");
+	} else {
+		fprintf(stderr, "%s%s, %s/s%s", tty ? "\r" : "", d, r, tty ? "\033[K" : "\n");
+	}
+	if (tty && total && done >= total)
+		fputc('\n', stderr);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+enum { O_JSON = 256, O_BLKSIZE, O_WINDOW, O_NOOPT, O_MAX, O_TIMEOUT };
+
+int fetch_main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, 0, 'o' },
+		{ "json", no_argument, 0, O_JSON },
+		{ "blksize", required_argument, 0, O_BLKSIZE },
+		{ "windowsize", required_argument, 0, O_WINDOW },
+		{ "no-tftp-options", no_argument, 0, O_NOOPT },
+		{ "max-size", required_argument, 0, O_MAX },
+		{ "timeout", required_argument, 0, O_TIMEOUT },
+		{ "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct lb_fetch_opts o = { 0 };
+	struct lb_fetch_result *res = NULL;
+	struct out out = { -1, 0 };
+	const char *file = NULL, *url;
+	char *tmp = NULL, *dcopy = NULL, *bcopy = NULL;
+	int json = 0, quiet = 0, c, rc = 1;
+	uint64_t v, t0;
+
+	while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			file = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case O_BLKSIZE:
+			if (parse_u64(optarg, LB_TFTP_BLKSIZE_MAX, &v) || v < LB_TFTP_BLKSIZE_MIN)
+				goto usage;
+			o.tftp.blksize = (unsigned)v;
+			break;
+		case O_WINDOW:
+			if (parse_u64(optarg, LB_TFTP_WINDOW_MAX, &v) || !v)
+				goto usage;
+			o.tftp.windowsize = (unsigned)v;
+			break;
+		case O_NOOPT:
+			o.no_tftp_options = 1;
+			break;
+		case O_MAX:
+			if (parse_u64(optarg, UINT64_MAX, &v) || !v)
+				goto usage;
+			o.max_size = v;
+			break;
+		case O_TIMEOUT:
+			if (parse_u64(optarg, 3600, &v) || !v)
+				goto usage;
+			o.timeout_ms = (unsigned)v * 1000;
+			break;
+		case 'h':
+			lb_usage("fetch");
+			return 0;
+		default:
+			goto usage;
+		}
+	}
+	if (optind + 1 != argc || !file || !*file)
+		goto usage;
+	url = argv[optind];
+	struct stat st;
+	if (!stat(file, &st) && !S_ISREG(st.st_mode)) {
+		/* never rename over a device, a directory or a pipe */
+		lb_err("%s: exists and is not a regular file", file);
+		return 1;
+	}
+	if (!(res = calloc(1, sizeof(*res))) || !(dcopy = strdup(file)) ||
+	    !(bcopy = strdup(file))) {
+		lb_err("out of memory");
+		goto done;
+	}
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dcopy), basename(bcopy)) < 0) {
+		tmp = NULL;
+		lb_err("out of memory");
+		goto done;
+	}
+	out.fd = mkostemp(tmp, O_CLOEXEC);
+	if (out.fd < 0) {
+		lb_err("%s: %s", tmp, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto done;
+	}
+	o.sink = sink;
+	o.sink_arg = &out;
+	if (!quiet && !json)
+		o.progress = progress;
+	t0 = lb_now_ms();
+	int r = lb_fetch(url, &o, res);
+	if (r) {
+		lb_err("%s", res->err);
+		goto done;
+	}
+	if (out.written != res->size) {
+		lb_err("%s: short write", file);
+		goto done;
+	}
+	if (fsync(out.fd) || fchmod(out.fd, 0644) || close(out.fd)) {
+		out.fd = -1;
+		lb_err("%s: %s", tmp, strerror(errno));
+		goto done;
+	}
+	out.fd = -1;
+	if (rename(tmp, file)) {
+		lb_err("%s: %s", file, strerror(errno));
+		goto done;
+	}
+	free(tmp);
+	tmp = NULL;
+	rc = 0;
+	if (json) {
+		uint64_t ms = lb_now_ms() - t0;
+		printf("{\"url\": ");
+		json_str(stdout, url);
+		printf(", \"final_url\": ");
+		json_str(stdout, res->url);
+		printf(", \"file\": ");
+		json_str(stdout, file);
+		printf(", \"bytes\": %llu, \"seconds\": %.3f, \"bytes_per_second\": %llu",
+		       (unsigned long long)res->size, (double)ms / 1000,
+		       (unsigned long long)(ms ? res->size * 1000 / ms : 0));
+		if (res->http_status)
+			printf(", \"http_status\": %d, \"redirects\": %u", res->http_status,
+			       res->redirects);
+		else
+			printf(", \"tftp_blksize\": %u, \"tftp_windowsize\": %u",
+			       res->tftp_blksize, res->tftp_windowsize);
+		printf("}\n");
+	}
+done:
+	if (out.fd >= 0)
+		close(out.fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(dcopy);
+	free(bcopy);
+	free(res);
+	return rc;
+usage:
+	lb_usage("fetch");
+	return 2;
+}
