@@ -1012,9 +1012,10 @@ static int download(struct st *s, const char *what, const char *uri,
 		rc = s->h->fetch(s->h->ctx, url, timeout, &buf, &len);
 		if (rc < 0) {
 			free(buf);
+			fail(s, rc, "Could not %s %.300s: %s", what, url,
+			     strerror(-rc));
 			image_free(im);
-			return fail(s, rc, "Could not %s %.300s: %s", what, url,
-				    strerror(-rc));
+			return rc;
 		}
 		if (buf && (len > LB_IPXE_MAX_SCRIPT ||
 			    !lb_ipxe_is_script(buf, len))) {
@@ -1352,10 +1353,10 @@ static int cmd_set(struct st *s, int argc, char **argv, int clear)
 		goto out;
 	}
 	if (type < 0) {
-		/* an existing setting keeps its type; else predefined; else
-		 * string */
-		struct var *v = find_var(s, block, name);
-		type = v ? v->type : predefined_type(name);
+		/* iPXE: the predefined setting's type, else string (a type
+		 * stored earlier is not kept: "set x:hex 20" then
+		 * "set x ${x:string}" stores a string) */
+		type = predefined_type(name);
 		if (type < 0)
 			type = LB_IPXE_STRING;
 	}
@@ -1791,6 +1792,24 @@ static int c_cpuid(struct st *s, int c, char **v)
 		    ext ? "ext " : "", ecx ? "ecx " : "", v[i]);
 }
 
+/* "md5sum [images]" only displays digests; lboot does not compute MD5
+ * (no hand-written crypto) and says so, failing like iPXE on a missing
+ * image. */
+static int c_md5sum(struct st *s, int c, char **v)
+{
+	for (int i = 1; i < c; i++)
+		if (!find_image(s, v[i]))
+			return fail(s, -ENOENT, "\"%.100s\": no such image", v[i]);
+	for (size_t k = 0; k < s->n_imgs; k++) {
+		int shown = c == 1;
+		for (int i = 1; i < c && !shown; i++)
+			shown = !strcmp(s->imgs[k]->name, v[i]);
+		if (shown && !s->imgs[k]->running)
+			out(s, "(md5 not computed by lboot)  %s\n", s->imgs[k]->name);
+	}
+	return 0;
+}
+
 static int c_unsupported(struct st *s, int c, char **v)
 {
 	return fail(s, -ENOTSUP, "%s: not supported by lboot", v[0]);
@@ -1807,9 +1826,11 @@ static const struct cmd cmds[] = {
 	{ "imgtrust", c_unsupported }, { "imgverify", c_unsupported },
 	{ "inc", cmd_inc }, { "initrd", c_initrd }, { "iseq", c_iseq },
 	{ "isset", c_isset }, { "item", cmd_item }, { "kernel", c_kernel },
-	{ "menu", cmd_menu }, { "module", c_initrd }, { "ntp", cmd_net },
+	{ "md5sum", c_md5sum }, { "menu", cmd_menu },
+	{ "module", c_initrd }, { "ntp", cmd_net },
 	{ "poweroff", c_poweroff }, { "prompt", cmd_prompt },
-	{ "reboot", c_reboot }, { "sanboot", c_unsupported },
+	{ "read", c_unsupported }, { "reboot", c_reboot },
+	{ "sanboot", c_unsupported },
 	{ "sanhook", c_unsupported }, { "set", c_set }, { "show", c_show },
 	{ "sleep", c_sleep },
 };
