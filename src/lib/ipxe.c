@@ -142,6 +142,7 @@ struct st {
 	int done;                          /* a final action was reached */
 	int stop;                          /* 1 = rest of line, 2 = script */
 	int fatal;                         /* budget/cap error: unwind all */
+	size_t work;                       /* bytes expanded so far */
 	char *errmsg;                      /* last failure message */
 };
 
@@ -149,15 +150,19 @@ static void out(struct st *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void out(struct st *s, const char *fmt, ...)
 {
-	char buf[1024];
+	char *buf;
 	va_list ap;
+	int n;
 
 	if (!s->h->output)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = vasprintf(&buf, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
 	s->h->output(s->h->ctx, buf);
+	free(buf);
 }
 
 static void vnote(struct st *s, const char *fmt, va_list ap, char *buf,
@@ -1853,6 +1858,14 @@ static int exec_cmd(struct st *s, int argc, char **tokens)
 		}
 	}
 	argv[argc] = NULL;
+	for (int k = 0; k < argc; k++)
+		s->work += strlen(argv[k]) + 1;
+	if (s->work > LB_IPXE_MAX_WORK) {
+		s->fatal = -E2BIG;
+		rc = fail(s, -E2BIG, "more than %u bytes of arguments expanded "
+			  "(a loop?)", LB_IPXE_MAX_WORK);
+		goto out;
+	}
 	free(s->errmsg);
 	s->errmsg = NULL;
 	for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {

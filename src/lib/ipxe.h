@@ -42,7 +42,10 @@
 #define LB_IPXE_MAX_IMAGES  64         /* registered images */
 #define LB_IPXE_MAX_ITEMS   256        /* items of one menu */
 #define LB_IPXE_MAX_MENUS   16
-#define LB_IPXE_MAX_STEPS   100000     /* commands run, all scripts */
+#define LB_IPXE_MAX_STEPS   10000      /* commands run, all scripts */
+#define LB_IPXE_MAX_WORK    (32u << 20) /* bytes of expanded arguments, all
+					  commands (bounds a loop of huge
+					  lines) */
 #define LB_IPXE_MAX_DEPTH   8          /* scripts chained into scripts */
 
 /* Types of settings (iPXE's setting types; names as in "${x:hexraw}"). */

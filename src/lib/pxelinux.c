@@ -101,13 +101,16 @@ int lb_pxelinux_paths(const struct lb_pxelinux_client *c,
 		}
 	}
 	if (c->config_file) {
+		/* tried first; when it is missing pxelinux goes on with the
+		 * usual search (measured: syslinux 6.04, see the fixture) */
 		if (!*c->config_file)
 			return -EINVAL;
 		if (c->config_file[0] == '/' || strstr(c->config_file, "://"))
 			rc = add(out, "", "", c->config_file);
 		else
 			rc = add(out, prefix, "", c->config_file);
-		goto done;
+		if (rc < 0)
+			goto done;
 	}
 	if (c->has_uuid) {
 		if ((rc = lb_pxelinux_sysuuid(c, name, sizeof(name))) < 0 ||
@@ -133,6 +136,39 @@ done:
 	if (rc < 0) {
 		lb_pxelinux_paths_free(out);
 		return rc;
+	}
+	return 0;
+}
+
+int lb_pxelinux_uuid_parse(const char *s, int smbios_order, uint8_t out[16])
+{
+	uint8_t u[16];
+	size_t n = 0;
+
+	for (; *s && n < 16; s++) {
+		int hi, lo;
+		if (*s == '-')
+			continue;
+		hi = (s[0] >= '0' && s[0] <= '9') ? s[0] - '0' :
+		     ((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'f') ? (s[0] | 0x20) - 'a' + 10 : -1;
+		lo = !s[1] ? -1 : (s[1] >= '0' && s[1] <= '9') ? s[1] - '0' :
+		     ((s[1] | 0x20) >= 'a' && (s[1] | 0x20) <= 'f') ? (s[1] | 0x20) - 'a' + 10 : -1;
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		u[n++] = (uint8_t)(hi << 4 | lo);
+		s++;
+	}
+	while (*s == '\n' || *s == ' ')
+		s++;
+	if (n != 16 || *s)
+		return -EINVAL;
+	if (smbios_order) {
+		static const int map[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10,
+					     11, 12, 13, 14, 15 };
+		for (int i = 0; i < 16; i++)
+			out[i] = u[map[i]];
+	} else {
+		memcpy(out, u, 16);
 	}
 	return 0;
 }

@@ -36,9 +36,10 @@ struct lb_pxelinux_paths {
 /*
  * The config paths pxelinux tries, in order, relative to the TFTP root (or
  * absolute URLs if the prefix is one):
- *   option 209 given: PREFIX + 209 only (209 starting with '/' or holding
- *   "://" is used as is);
- *   else PREFIX pxelinux.cfg/ + UUID (lowercase, dashed), "01-aa-bb-..."
+ *   option 209 first when given (PREFIX + 209; as is when it starts with
+ *   '/' or holds "://"): the client stops there when it exists, and goes
+ *   on with the list below when it does not (syslinux 6.04, measured);
+ *   then PREFIX pxelinux.cfg/ + UUID (lowercase, dashed), "01-aa-bb-..."
  *   (hwtype + MAC, lowercase), the IP in upper-case hex shrinking one digit
  *   at a time (C0A80001 ... C), "default".
  * PREFIX = option 210 as given, else boot_file up to its last '/'.
@@ -59,5 +60,15 @@ int lb_pxelinux_sysuuid(const struct lb_pxelinux_client *c, char *buf,
 int lb_pxelinux_ipappend1(const uint8_t client[4], const uint8_t server[4],
 			  const uint8_t gateway[4], const uint8_t netmask[4],
 			  char *buf, size_t size);
+
+/*
+ * Option 97's 16 bytes from a UUID in text form (36 characters, as
+ * /sys/class/dmi/id/product_uuid and QEMU's -uuid show it). With
+ * smbios_order the first three fields are stored little-endian, as SMBIOS
+ * 2.6+ holds them and as PXE firmware (iPXE, EDK2) sends option 97: with
+ * QEMU -uuid 5b1e4b3c-aa55-4d3e-... a real pxelinux asks for
+ * pxelinux.cfg/3c4b1e5b-55aa-3e4d-... (measured). Returns 0 or -EINVAL.
+ */
+int lb_pxelinux_uuid_parse(const char *s, int smbios_order, uint8_t out[16]);
 
 #endif
