@@ -18,6 +18,7 @@ LB_APPLET(ipxe, LB_HOST|LB_TARGET,
 "                   and netX/mac); repeatable\n"
 "  --pick LABEL     the menu item chosen at the next \"choose\" (repeatable,\n"
 "                   in order; default: the menu's default item)\n"
+"  --trace          print \"fetch URL 200|404\" lines to stderr\n"
 "  --json           one JSON object: action kernel name cmdline initrd[]\n"
 "                   (url name cpio mode) exit_code error output\n"
 "Script output (echo) goes to stdout before the result (stderr with\n"
@@ -43,6 +44,7 @@ struct app {
 	char **picks;
 	int n_picks;
 	int json;
+	int trace;
 };
 
 static int type_of(const char *name)
@@ -108,6 +110,8 @@ static int app_fetch(void *ctx, const char *url, unsigned long tmo,
 	if (strstr(path, "/../") || (pl >= 2 && !strcmp(path + strlen(path) - 3, "/..")))
 		return -EACCES;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (a->trace)
+		fprintf(stderr, "fetch %s %s\n", url, fd < 0 ? "404" : "200");
 	if (fd < 0)
 		return -errno;
 	n = read(fd, head, sizeof(head));
@@ -249,6 +253,8 @@ int ipxe_main(int argc, char **argv)
 		const char *o = argv[i];
 		if (!strcmp(o, "--json")) {
 			a.json = 1;
+		} else if (!strcmp(o, "--trace")) {
+			a.trace = 1;
 		} else if (!strcmp(o, "--url") && i + 1 < argc) {
 			url = argv[++i];
 		} else if (!strcmp(o, "--files") && i + 1 < argc) {

@@ -580,25 +580,25 @@ static int fetch_raw(struct st *s, const char *block, const char *name,
 		*type = v->type;
 		return 0;
 	}
-	if (!*block || !strcmp(block, "")) {
+	buf[0] = 0;
+	t = s->h->setting ? s->h->setting(s->h->ctx, block, name, buf, sizeof(buf))
+			  : -ENOENT;
+	if (t == -ENOENT && !*block) {
+		/* iPXE's own settings, unless the host answered them */
 		if (!strcmp(name, "platform"))
 			fixed = s->h->platform ? s->h->platform : "efi";
 		else if (!strcmp(name, "buildarch"))
 			fixed = s->h->buildarch ? s->h->buildarch : "x86_64";
+		if (fixed) {
+			size_t n = strlen(fixed);
+			if (n > size)
+				return -E2BIG;
+			memcpy(raw, fixed, n);
+			*len = n;
+			*type = LB_IPXE_STRING;
+			return 0;
+		}
 	}
-	if (fixed) {
-		size_t n = strlen(fixed);
-		if (n > size)
-			return -E2BIG;
-		memcpy(raw, fixed, n);
-		*len = n;
-		*type = LB_IPXE_STRING;
-		return 0;
-	}
-	if (!s->h->setting)
-		return -ENOENT;
-	buf[0] = 0;
-	t = s->h->setting(s->h->ctx, block, name, buf, sizeof(buf));
 	if (t < 0)
 		return t;
 	if (t >= LB_IPXE_NTYPES)
@@ -680,99 +680,119 @@ static char *expand(struct st *s, const char *in, int *rc)
 
 /* ---- URIs --------------------------------------------------------------- */
 
-/* Parsed reference: scheme, authority, path, query, fragment (each may be
- * absent: NULL, distinct from empty). Pointers into a copy. */
+/* A URI split as iPXE's parse_uri does: fragment at the first '#', scheme
+ * = letters, '-' and '_' before ':' (then "opaque" unless a '/' follows),
+ * query at the first '?' of the rest, authority only after a scheme and
+ * "//". Pointers into buf; absent parts are NULL. */
 struct uri {
-	char *scheme, *auth, *path, *query, *frag;
+	char *scheme, *opaque, *auth, *path, *query, *frag;
 	char *buf;
 };
 
-static int uri_parse(const char *s, struct uri *u)
+static int uri_parse(const char *str, struct uri *u)
 {
-	char *p, *q;
+	char *p, *q, *epath;
 
 	memset(u, 0, sizeof(*u));
-	if (!(u->buf = xstrdup(s)))
+	if (!(u->buf = malloc(strlen(str) + 2)))
 		return -ENOMEM;
+	strcpy(u->buf, str);
 	p = u->buf;
 	if ((q = strchr(p, '#'))) {
 		*q = 0;
 		u->frag = q + 1;
 	}
-	if ((q = strchr(p, '?'))) {
+	epath = p;
+	for (q = p;; q++) {
+		if ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		    *q == '-' || *q == '_')
+			continue;
+		if (*q != ':')
+			break;
+		*q++ = 0;
+		u->scheme = p;
+		if (*q == '/') {
+			epath = q;
+		} else {
+			u->opaque = q;
+			return 0;
+		}
+		break;
+	}
+	if ((q = strchr(epath, '?'))) {
 		*q = 0;
 		u->query = q + 1;
 	}
-	/* scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" */
-	q = p;
-	if ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')) {
-		while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-		       (*q >= '0' && *q <= '9') || *q == '+' || *q == '-' ||
-		       *q == '.')
-			q++;
-		if (*q == ':') {
-			*q = 0;
-			u->scheme = p;
-			p = q + 1;
-		}
-	}
-	if (p[0] == '/' && p[1] == '/') {
-		p += 2;
-		q = strchr(p, '/');
+	if (!*epath)
+		return 0;
+	if (u->scheme && !strncmp(epath, "//", 2)) {
+		char *a = epath + 2;
+		q = strchr(a, '/');
 		if (q) {
-			/* keep the '/' for the path: shift authority */
-			size_t n = (size_t)(q - p);
-			memmove(p - 1, p, n);
-			p[n - 1] = 0;
-			u->auth = p - 1;
-			p = q;
+			/* shift the authority down one byte to end it with
+			 * a NUL, keeping the path's '/' */
+			memmove(a - 1, a, (size_t)(q - a));
+			q[-1] = 0;
+			u->auth = a - 1;
+			u->path = q;
 		} else {
-			u->auth = p;
-			p = p + strlen(p);
+			u->auth = a;
 		}
+	} else {
+		u->path = epath;
 	}
-	u->path = p;
 	return 0;
 }
 
-/* RFC 3986 5.2.4 remove_dot_segments, into b. */
-static void remove_dots(const char *in, struct sbuf *b)
+/* iPXE's resolve_path: an absolute reference is kept; else the base's
+ * directory, minus one level per leading "../" (leading "./" dropped),
+ * joined with the rest verbatim (later dot segments are kept). */
+static void resolve_path(const char *base, const char *rel, struct sbuf *b)
 {
-	struct sbuf o = { .max = LB_IPXE_MAX_VALUE };
+	char *dir;
+	size_t dl;
 
-	while (*in) {
-		if (!strncmp(in, "../", 3)) {
-			in += 3;
-		} else if (!strncmp(in, "./", 2)) {
-			in += 2;
-		} else if (!strncmp(in, "/./", 3)) {
-			in += 2;
-		} else if (!strcmp(in, "/.")) {
-			in = "/";
-		} else if (!strncmp(in, "/../", 4) || !strcmp(in, "/..")) {
-			in = in[3] ? in + 3 : "/";
-			while (o.n && o.s[o.n - 1] != '/')
-				o.n--;
-			if (o.n)
-				o.n--;
-			if (o.s)
-				o.s[o.n] = 0;
-		} else if (!strcmp(in, ".") || !strcmp(in, "..")) {
-			in += strlen(in);
+	if (rel[0] == '/') {
+		sb_str(b, rel);
+		return;
+	}
+	if (!(dir = xstrdup(base))) {
+		b->err = -ENOMEM;
+		return;
+	}
+	/* dirname(): "/" for "/x", "." without a slash */
+#define DIRNAME(d) do { char *sl_ = strrchr((d), '/'); \
+	if (sl_ == (d)) strcpy((d), "/"); else if (sl_) *sl_ = 0; \
+	else strcpy((d), "."); } while (0)
+	if (!*dir) {
+		free(dir);
+		if (!(dir = xstrdup(".")))
+			return;
+	} else {
+		DIRNAME(dir);
+	}
+	while (*rel == '.') {
+		if (!rel[1]) {
+			rel++;
+		} else if (rel[1] == '/') {
+			rel += 2;
+		} else if (rel[1] == '.' && (!rel[2] || rel[2] == '/')) {
+			DIRNAME(dir);
+			rel += rel[2] ? 3 : 2;
 		} else {
-			const char *e = strchr(in + 1, '/');
-			size_t n = e ? (size_t)(e - in) : strlen(in);
-			sb_add(&o, in, n);
-			in += n;
+			break;
 		}
 	}
-	if (o.err)
-		b->err = o.err;
-	else if (o.s)
-		sb_add(b, o.s, o.n);
-	free(o.s);
+#undef DIRNAME
+	dl = strlen(dir);
+	sb_str(b, dir);
+	if (!dl || dir[dl - 1] != '/')
+		sb_str(b, "/");
+	sb_str(b, rel);
+	free(dir);
 }
 
+/* Append s, percent-encoding what cannot stand in a URI as is. */
 static void sb_uri_enc(struct sbuf *b, const char *s)
 {
 	for (; *s; s++) {
@@ -789,86 +809,63 @@ static void sb_uri_enc(struct sbuf *b, const char *s)
 
 char *lb_ipxe_resolve(const char *base, const char *ref)
 {
-	struct uri B, R;
-	struct sbuf path = { .max = LB_IPXE_MAX_VALUE };
+	struct uri B = { 0 }, R;
 	struct sbuf o = { .max = LB_IPXE_MAX_VALUE };
-	const char *scheme, *auth, *query;
 	int rc = 0;
-	char *res;
 
 	if (uri_parse(ref, &R) < 0)
 		return NULL;
-	if (!base || !*base || R.scheme) {
-		scheme = R.scheme;
-		auth = R.auth;
-		if (R.scheme)
-			remove_dots(R.path, &path);
-		else
-			sb_str(&path, R.path); /* relative, nothing to resolve */
-		query = R.query;
-		memset(&B, 0, sizeof(B));
-	} else {
-		if (uri_parse(base, &B) < 0) {
-			free(R.buf);
-			return NULL;
-		}
-		scheme = B.scheme;
-		if (R.auth) {
-			auth = R.auth;
-			remove_dots(R.path, &path);
-			query = R.query;
-		} else {
-			auth = B.auth;
-			if (!*R.path) {
-				sb_str(&path, B.path);
-				query = R.query ? R.query : B.query;
-			} else {
-				struct sbuf m = { .max = LB_IPXE_MAX_VALUE };
-				if (R.path[0] == '/') {
-					sb_str(&m, R.path);
-				} else {
-					const char *sl = strrchr(B.path, '/');
-					if (B.auth && !*B.path)
-						sb_str(&m, "/");
-					else if (sl)
-						sb_add(&m, B.path,
-						       (size_t)(sl - B.path) + 1);
-					sb_str(&m, R.path);
-				}
-				if (m.err)
-					path.err = m.err;
-				else if (m.s)
-					remove_dots(m.s, &path);
-				free(m.s);
-				query = R.query;
-			}
-		}
+	if (R.scheme || !base || !*base) {
+		/* absolute (or nothing to resolve against): as is */
+		sb_uri_enc(&o, ref);
+		free(R.buf);
+		return sb_take(&o, &rc);
 	}
-	if (scheme) {
-		sb_str(&o, scheme);
+	if (uri_parse(base, &B) < 0) {
+		free(R.buf);
+		return NULL;
+	}
+	const char *path = B.path, *query = B.query, *frag = B.frag;
+	struct sbuf np = { .max = LB_IPXE_MAX_VALUE };
+	if (R.path) {
+		resolve_path(B.path ? B.path : "/", R.path, &np);
+		if (np.err)
+			o.err = np.err;
+		path = np.s;
+		query = R.query;
+		frag = R.frag;
+	} else if (R.query) {
+		query = R.query;
+		frag = R.frag;
+	} else if (R.frag) {
+		frag = R.frag;
+	}
+	if (B.scheme) {
+		sb_str(&o, B.scheme);
 		sb_str(&o, ":");
 	}
-	if (auth) {
-		sb_str(&o, "//");
-		sb_uri_enc(&o, auth);
+	if (B.opaque) {
+		sb_uri_enc(&o, B.opaque);
+	} else {
+		if (B.auth) {
+			sb_str(&o, "//");
+			sb_uri_enc(&o, B.auth);
+		}
+		if (path)
+			sb_uri_enc(&o, path);
+		if (query) {
+			sb_str(&o, "?");
+			sb_uri_enc(&o, query);
+		}
 	}
-	if (path.err)
-		o.err = path.err;
-	else if (path.s)
-		sb_uri_enc(&o, path.s);
-	if (query) {
-		sb_str(&o, "?");
-		sb_uri_enc(&o, query);
-	}
-	if (R.frag) {
+	if (frag) {
 		sb_str(&o, "#");
-		sb_uri_enc(&o, R.frag);
+		sb_uri_enc(&o, frag);
 	}
-	free(path.s);
+	free(np.s);
 	free(R.buf);
 	free(B.buf);
-	res = sb_take(&o, &rc);
-	return res;
+	return sb_take(&o, &rc);
 }
 
 /* ---- cpio ---------------------------------------------------------------- */

@@ -230,8 +230,8 @@ static const struct tcase cases[] = {
 	{ "relative-uris",
 	  "#!ipxe\nkernel ../k/./vmlinuz\ninitrd /abs/i1\ninitrd //other/i2\n"
 	  "initrd tftp://t/i3\nboot\n",
-	  0, LB_IPXE_BOOT, "http://srv/k/vmlinuz", NULL,
-	  "http://srv/abs/i1|http://other/i2|tftp://t/i3", NULL, NULL },
+	  0, LB_IPXE_BOOT, "http://srv/k/./vmlinuz", NULL,
+	  "http://srv/abs/i1|http://srv//other/i2|tftp://t/i3", NULL, NULL },
 	{ "no-header", "kernel x\nboot\n", -ENOEXEC, 0, NULL, NULL, NULL, NULL,
 	  "not an iPXE script" },
 	{ "gpxe-header", "#!gpxe\nkernel x\nboot\n", 0, LB_IPXE_BOOT,
@@ -703,21 +703,29 @@ static void test_misc(void)
 		{ "http://a/b/c/d;p?q", "./g", "http://a/b/c/g" },
 		{ "http://a/b/c/d;p?q", "g/", "http://a/b/c/g/" },
 		{ "http://a/b/c/d;p?q", "/g", "http://a/g" },
-		{ "http://a/b/c/d;p?q", "//g", "http://g" },
+		/* iPXE: no authority without a scheme */
+		{ "http://a/b/c/d;p?q", "//g", "http://a//g" },
 		{ "http://a/b/c/d;p?q", "?y", "http://a/b/c/d;p?y" },
 		{ "http://a/b/c/d;p?q", "g?y", "http://a/b/c/g?y" },
 		{ "http://a/b/c/d;p?q", "#s", "http://a/b/c/d;p?q#s" },
 		{ "http://a/b/c/d;p?q", "..", "http://a/b/" },
 		{ "http://a/b/c/d;p?q", "../..", "http://a/" },
 		{ "http://a/b/c/d;p?q", "../../../g", "http://a/g" },
-		{ "http://a/b/c/d;p?q", "g;x=1/../y", "http://a/b/c/y" },
+		/* iPXE resolves only leading ./ and ../ (measured: real iPXE
+		 * asked the server for /sub/../vmlinuz) */
+		{ "http://a/b/c/d;p?q", "g;x=1/../y", "http://a/b/c/g;x=1/../y" },
+		{ "http://10.0.2.2:8000/images.ipxe", "sub/../vmlinuz",
+		  "http://10.0.2.2:8000/sub/../vmlinuz" },
+		{ "http://a/b/c/d;p?q", "./../g", "http://a/b/g" },
+		{ "http://a/b/c/d;p?q", "urn:x:y", "urn:x:y" },
+		{ "http://a/b", "a1b2:x", "http://a/a1b2:x" },
 		{ "http://a/b/c/d;p?q", "tftp://h/f", "tftp://h/f" },
 		{ "http://a", "g", "http://a/g" },
 		{ "tftp://10.0.2.2/pxe/boot.ipxe", "vmlinuz", "tftp://10.0.2.2/pxe/vmlinuz" },
 		{ NULL, "vmlinuz", "vmlinuz" },
 		{ "http://a/b", "x y\x01", "http://a/x%20y%01" },
 	};
-	TEST("resolve-rfc3986") {
+	TEST("resolve-as-ipxe") {
 		for (size_t i = 0; i < sizeof(uris) / sizeof(uris[0]); i++) {
 			char *got = lb_ipxe_resolve(uris[i].base, uris[i].ref);
 			CHECK_STR(got, uris[i].want);

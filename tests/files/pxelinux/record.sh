@@ -18,6 +18,10 @@ mkdir -p "$w/tftp/boot/pxelinux.cfg"
 cp /usr/lib/PXELINUX/pxelinux.0 /usr/lib/syslinux/modules/bios/ldlinux.c32 "$w/tftp/boot/"
 printf 'default x\nprompt 0\nlabel x\n  kernel nothing\n' > "$w/tftp/boot/pxelinux.cfg/default"
 cp "$w/tftp/boot/pxelinux.cfg/default" "$w/tftp/boot/node.cfg"
+# for an option 210 of "alt/": pxelinux loads ldlinux.c32 from the prefix too
+mkdir -p "$w/tftp/alt/pxelinux.cfg"
+cp /usr/lib/syslinux/modules/bios/ldlinux.c32 "$w/tftp/alt/"
+cp "$w/tftp/boot/pxelinux.cfg/default" "$w/tftp/alt/pxelinux.cfg/default"
 ip netns add $ns || exit 1
 trap 'kill $dpid 2>/dev/null; ip netns del $ns; rm -rf "$w"' EXIT
 ip netns exec $ns ip link set lo up
@@ -43,7 +47,7 @@ done
 kill $qpid 2>/dev/null; wait $qpid 2>/dev/null
 grep 'dnsmasq-tftp' "$w/dnsmasq.log" | sed "s|$w/tftp/||g; s/^.*dnsmasq-tftp\[[0-9]*\]: //" >"$out/tftp.log"
 sed -n 's/.*dnsmasq-tftp\[[0-9]*\]: \(file\|sent\|cannot access\) \([^ :]*\).*/\2/p' "$w/dnsmasq.log" |
-	sed "s|^$w/tftp/||" | grep -v -e 'pxelinux.0$' -e 'ldlinux.c32$' -e '^boot/nothing$' >"$out/order.txt"
+	sed "s|^$w/tftp/||" | grep -v -e 'pxelinux.0$' -e 'ldlinux.c32$' -e 'nothing$' >"$out/order.txt"
 ip=$(sed -n 's/.*DHCPACK(tap0) \([0-9.]*\) .*/\1/p' "$w/dnsmasq.log" | tail -1)
 printf 'mac %s\nip %s\nqemu-uuid %s\nfile boot/pxelinux.0\n' $mac "$ip" $uuid >"$out/client.txt"
 cat "$out/order.txt"
