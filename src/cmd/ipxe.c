@@ -93,7 +93,7 @@ static int app_fetch(void *ctx, const char *url, unsigned long tmo,
 {
 	struct app *a = ctx;
 	const char *p = strstr(url, "://");
-	char path[4096], head[8];
+	char path[8192 + 16], rel[4096], head[8];
 	size_t pl;
 	int fd, rc;
 	ssize_t n;
@@ -101,14 +101,36 @@ static int app_fetch(void *ctx, const char *url, unsigned long tmo,
 	p = p ? strchr(p + 3, '/') : url;
 	if (!p)
 		return -ENOENT;
-	while (*p == '/')
-		p++;
 	pl = strcspn(p, "?#");
-	if (pl + strlen(a->files) + 2 > sizeof(path))
+	if (pl >= sizeof(rel))
 		return -ENAMETOOLONG;
-	snprintf(path, sizeof(path), "%s/%.*s", a->files, (int)pl, p);
-	if (strstr(path, "/../") || (pl >= 2 && !strcmp(path + strlen(path) - 3, "/..")))
-		return -EACCES;
+	/* the URL path made relative to DIR, dot segments folded the way an
+	 * HTTP server does; never above DIR */
+	size_t rn = 0;
+	for (size_t k = 0; k < pl;) {
+		size_t e = k;
+		while (e < pl && p[e] != '/')
+			e++;
+		size_t cl = e - k;
+		if (cl == 2 && p[k] == '.' && p[k + 1] == '.') {
+			if (!rn)
+				return -EACCES;
+			while (rn && rel[rn - 1] != '/')
+				rn--;
+			if (rn)
+				rn--;
+		} else if (cl && !(cl == 1 && p[k] == '.')) {
+			if (rn)
+				rel[rn++] = '/';
+			memcpy(rel + rn, p + k, cl);
+			rn += cl;
+		}
+		k = e + 1;
+	}
+	rel[rn] = 0;
+	int pn = snprintf(path, sizeof(path), "%s/%s", a->files, rel);
+	if (pn < 0 || (size_t)pn >= sizeof(path))
+		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (a->trace)
 		fprintf(stderr, "fetch %s %s\n", url, fd < 0 ? "404" : "200");

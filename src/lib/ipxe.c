@@ -143,6 +143,7 @@ struct st {
 	int stop;                          /* 1 = rest of line, 2 = script */
 	int fatal;                         /* budget/cap error: unwind all */
 	size_t work;                       /* bytes expanded so far */
+	unsigned long slept_ms;            /* all sleeps so far */
 	char *errmsg;                      /* last failure message */
 };
 
@@ -1284,8 +1285,12 @@ static int cmd_image(struct st *s, int argc, char **argv, int kind)
 			if (s->imgs[k]->selected && !s->imgs[k]->running)
 				im = s->imgs[k];
 		if (!im) {
+			/* iPXE prints this and returns success (rc is still
+			 * 0 from option parsing in imgsingle_exec, 2019 and
+			 * now): "boot || goto x" does not catch it */
 			free(cmdline);
-			return fail(s, -ENOENT, "No image selected");
+			out(s, "No image selected\n");
+			return 0;
 		}
 	}
 	if (kind == 3) {
@@ -1732,8 +1737,15 @@ static int c_sleep(struct st *s, int c, char **v)
 		return fail(s, -EINVAL, "Usage: sleep <seconds>");
 	if ((rc = parse_uint(s, "sleep", v[1], &secs)) < 0)
 		return rc;
-	if (secs > 3600)
-		secs = 3600;
+	/* a retry loop with "sleep" must end: the step budget alone would
+	 * allow 10000 sleeps */
+	if (secs > LB_IPXE_MAX_SLEEP_MS / 1000 ||
+	    s->slept_ms + secs * 1000 > LB_IPXE_MAX_SLEEP_MS) {
+		s->fatal = -ETIMEDOUT;
+		return fail(s, -ETIMEDOUT, "sleep: more than %u s of sleeping in "
+			    "this script", LB_IPXE_MAX_SLEEP_MS / 1000);
+	}
+	s->slept_ms += secs * 1000;
 	if (s->h->sleep)
 		s->h->sleep(s->h->ctx, secs * 1000);
 	return 0;

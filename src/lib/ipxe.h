@@ -47,6 +47,7 @@
 					  commands (bounds a loop of huge
 					  lines) */
 #define LB_IPXE_MAX_DEPTH   8          /* scripts chained into scripts */
+#define LB_IPXE_MAX_SLEEP_MS (10u * 60 * 1000) /* all "sleep"s of a run */
 
 /* Types of settings (iPXE's setting types; names as in "${x:hexraw}"). */
 enum lb_ipxe_type {
