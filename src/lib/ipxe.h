@@ -25,8 +25,17 @@
  *
  * Library code: libc only, no I/O, never logs; what iPXE would print
  * (echo, "Could not boot: ...") goes to the output callback. Every size is
- * capped; a step budget ends "goto" loops; chained scripts nest at most
- * LB_IPXE_MAX_DEPTH deep.
+ * capped; step, byte and sleep budgets end loops ("retry forever" scripts
+ * such as Ironic's "|| goto deploy" end with a clear error); chained
+ * scripts nest at most LB_IPXE_MAX_DEPTH deep.
+ *
+ * iPXE behaviours kept on purpose (each checked against real iPXE in
+ * tests/host/ipxe-oracle.sh):
+ * "iseq a b && cmd" on its own line fails the
+ * line and so ends the script when a != b (append "||"); "exit N" in a
+ * chained script makes the chain fail when N != 0; "boot" with no image
+ * selected prints "No image selected" and succeeds; a chained script that
+ * returned stays registered and becomes an initrd unless freed.
  */
 #ifndef LB_IPXE_H
 #define LB_IPXE_H
@@ -164,8 +173,10 @@ void lb_ipxe_result_free(struct lb_ipxe_result *res);
 /* Does buf start like an iPXE script ("#!ipxe" or "#!gpxe" + space)? */
 int lb_ipxe_is_script(const char *buf, size_t len);
 
-/* Resolve ref against base (RFC 3986 5.2, as iPXE's resolve_uri); bytes
- * that cannot stand in a URI (space, controls, non-ASCII) are
+/* Resolve ref against base as iPXE's resolve_uri does (not quite RFC
+ * 3986: only leading "./" and "../" are folded into the base directory,
+ * later dot segments are sent as is; "//host" without a scheme is a path);
+ * bytes that cannot stand in a URI (space, controls, non-ASCII) are
  * percent-encoded. Returns a malloc'd string or NULL (ENOMEM / too long). */
 char *lb_ipxe_resolve(const char *base, const char *ref);
 

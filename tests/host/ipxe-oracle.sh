@@ -211,6 +211,20 @@ printf '#!ipxe\nset trail ${trail}-pit\niseq 1 2 && set trail ${trail}-never\nse
 printf '#!ipxe\nset trail ${trail}-e0\nexit\nset trail ${trail}-no\n' >"$W/sub/exit0.ipxe"
 printf '#!ipxe\nset trail ${trail}-e3\nexit 3\n' >"$W/sub/exit3.ipxe"
 
+# "boot" with nothing selected; a chained script that returned is passed to
+# the kernel as an initrd (wrapped in cpio at the path given as its argument)
+cat >"$W/leftover.ipxe" <<'EOF'
+#!ipxe
+dhcp
+set trail s
+boot || set trail ${trail}-nosel-caught
+set trail ${trail}-after
+initrd base.img
+chain sub/exit0.ipxe /leftover.ipxe
+kernel vmlinuz console=ttyS0 no_timer_check panic=-1 oracle.case=leftover oracle.trail=${trail}
+boot
+EOF
+
 # --- HTTP server -----------------------------------------------------------------
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -u -m http.server --bind 127.0.0.1 --directory "$W" "$PORT" >"$T/http.log" 2>&1 &
@@ -226,7 +240,7 @@ MAC=52:54:00:12:34:56
 QUUID=5b1e4b3c-aa55-4d3e-8c1b-123456789abc
 
 failed=0
-for c in images cpio flow pitfall; do
+for c in ${IPXE_ORACLE_CASES:-images cpio flow pitfall leftover}; do
 	start=$(wc -l <"$T/http.log")
 	timeout 300 nice qemu-system-x86_64 -accel tcg -machine pc -m 512 -display none \
 		-serial file:"$T/$c.serial" -boot n -no-reboot \
