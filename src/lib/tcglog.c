@@ -102,8 +102,13 @@ int lb_tcglog_next(const struct lb_tcglog *log, size_t *off,
 
 	if (o > len)
 		return -EBADMSG;
-	if (len - o < 8)
-		return 0; /* the end (a few bytes of padding at most) */
+	if (len - o < 8) {
+		/* the end: nothing left, or a few bytes of free space */
+		for (size_t i = o; i < len; i++)
+			if (p[i] != 0 && p[i] != 0xff)
+				return -EBADMSG;
+		return 0;
+	}
 	pcr = le32(p + o);
 	type = le32(p + o + 4);
 	if ((pcr == 0 && type == 0) || (pcr == 0xffffffffu && type == 0xffffffffu))
