@@ -10,7 +10,8 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  gnu-efi binutils uefitool-cli
  clang libclang-rt-14-dev
  grub-efi-amd64-bin grub-common systemd-boot-efi sbsigntool
- debian-installer-12-netboot-amd64 python3 hyperfine time xorriso"
+ debian-installer-12-netboot-amd64 python3 hyperfine time xorriso
+ swtpm swtpm-tools tpm2-tools openssl xxd"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
