@@ -25,7 +25,8 @@ trap 'exit 1' INT TERM HUP
 check() { # name cmd...: ok/not ok by the command's status
 	local name=$1; shift
 	if "$@" >"$T/check.log" 2>&1; then
-		echo "ok $name"; [ -n "$VERBOSE" ] && sed "s/^/#   /" "$T/check.log" | head -5
+		echo "ok $name"
+		if [ -n "$VERBOSE" ]; then sed 's/^/#   /' "$T/check.log" | head -5; fi
 	else
 		echo "not ok $name"
 		sed 's/^/# /' "$T/check.log" | head -20
@@ -239,3 +240,4 @@ t_usage() {
 	"$L" tpm --help | grep -q 'usage: lboot tpm'
 }
 check "bad usage: exit 2" t_usage
+exit 0
