@@ -23,9 +23,11 @@ LB_APPLET(tpm, LB_HOST|LB_TARGET,
 "--json: info, pcrread, eventlog and getrandom print JSON. Exit 0 ok, 1 on\n"
 "failure (TPM response codes named), 2 on bad usage.\n")
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io.h"
 #include "tcglog.h"
@@ -440,6 +442,55 @@ static int tpm_hash(void *ctx, uint16_t alg, const uint8_t *data, size_t len,
 	return lb_tpm2_hash(ctx, alg, data, len, out, &l);
 }
 
+/* The whole file by read(2) until EOF: securityfs's binary_bios_measurements
+ * says size 0 (a sequence file), so lb_read_path would see nothing. */
+static int read_stream(const char *path, size_t max, uint8_t **out, size_t *len)
+{
+	size_t n = 0, cap = 65536;
+	uint8_t *b = malloc(cap), *nb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0 || !b) {
+		rc = fd < 0 ? -errno : -ENOMEM;
+		goto fail;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap) {
+			if (cap >= max) {
+				rc = -EFBIG;
+				goto fail;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			if (!(nb = realloc(b, cap))) {
+				rc = -ENOMEM;
+				goto fail;
+			}
+			b = nb;
+		}
+		k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		if (!k)
+			break;
+		n += k;
+	}
+	close(fd);
+	*out = b;
+	*len = n;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	return rc;
+}
+
 static int cmd_eventlog(struct tpm *tp, const struct opts *o, const char *file,
 			int replay)
 {
@@ -447,10 +498,10 @@ static int cmd_eventlog(struct tpm *tp, const struct opts *o, const char *file,
 	struct lb_tcglog_event ev;
 	static struct lb_tcglog_pcrs pcrs;
 	uint8_t *buf = NULL;
-	size_t len, off;
+	size_t len = 0, off;
 	int rc, ret = 1;
 
-	rc = lb_read_path(file, LB_TCGLOG_MAX_SIZE, &buf, &len);
+	rc = read_stream(file, LB_TCGLOG_MAX_SIZE, &buf, &len);
 	if (rc) {
 		lb_err("%s: %s", file, strerror(-rc));
 		return 1;
