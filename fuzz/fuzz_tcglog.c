@@ -1,5 +1,6 @@
 /* Fuzz the TCG2 event log parser and replay: whatever it accepts must stay
  * inside the input, and a record built for it must append and parse back. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@ static int mix(void *ctx, uint16_t alg, const uint8_t *data, size_t len, uint8_t
 {
 	size_t size = lb_tpm2_alg_size(alg);
 
-	if (!size || len != 2 * size)
+	if (!size)
+		return -ENOTSUP; /* an algorithm only the log's header knows */
+	if (len != 2 * size)
 		abort();
 	for (size_t i = 0; i < size; i++)
 		out[i] = data[i] ^ (uint8_t)(data[size + i] * 31 + i);

@@ -223,9 +223,18 @@ int lb_tcglog_replay(const struct lb_tcglog *log, lb_tcglog_hash_fn hash,
 					bk = &out->bank[b];
 			if (!bk)
 				return -EBADMSG;
+			if (bk->unsupported)
+				continue;
 			memcpy(buf, bk->pcr[ev.pcr], bk->size);
 			memcpy(buf + bk->size, ev.dig[i].d, bk->size);
 			rc = hash(ctx, bk->alg, buf, 2u * bk->size, bk->pcr[ev.pcr]);
+			if (rc == -ENOTSUP) {
+				/* a bank we cannot hash: left out, not a failure */
+				bk->unsupported = 1;
+				bk->mask = 0;
+				memset(bk->pcr, 0, sizeof(bk->pcr));
+				continue;
+			}
 			if (rc)
 				return rc < 0 ? rc : -EIO;
 			bk->mask |= 1u << ev.pcr;

@@ -107,6 +107,7 @@ typedef int (*lb_tcglog_hash_fn)(void *ctx, uint16_t alg, const uint8_t *data,
 struct lb_tcglog_bank {
 	uint16_t alg, size;
 	uint32_t mask; /* PCRs that events extended */
+	int unsupported; /* the hash callback said -ENOTSUP: not replayed */
 	uint8_t pcr[LB_TPM2_NUM_PCRS][LB_TPM2_MAX_DIGEST];
 };
 
@@ -119,7 +120,9 @@ struct lb_tcglog_pcrs {
  * Replay the log: for each bank of the header, every event that is not
  * EV_NO_ACTION extends PCR[i] = H(PCR[i] || digest). PCRs start at zero;
  * a "StartupLocality" EV_NO_ACTION event sets PCR 0's start to its locality
- * (as TCG PFP 10.4.5.3 says). PCR indexes above 23 are malformed.
+ * (as TCG PFP 10.4.5.3 says). PCR indexes above 23 are malformed. A bank
+ * whose algorithm the callback does not have (-ENOTSUP) is left out
+ * (unsupported set, mask 0); any other callback error ends the replay.
  */
 int lb_tcglog_replay(const struct lb_tcglog *log, lb_tcglog_hash_fn hash,
 		     void *ctx, struct lb_tcglog_pcrs *out);

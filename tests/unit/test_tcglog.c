@@ -72,6 +72,19 @@ static int openssl_hash(void *ctx, uint16_t alg, const uint8_t *data, size_t len
 	return ok ? 0 : -EIO;
 }
 
+static int no_sha1(void *ctx, uint16_t alg, const uint8_t *data, size_t len, uint8_t *out)
+{
+	if (alg == LB_TPM2_ALG_SHA1)
+		return -ENOTSUP;
+	memset(out, 0x33, lb_tpm2_alg_size(alg));
+	return 0;
+}
+
+static int fails(void *ctx, uint16_t alg, const uint8_t *data, size_t len, uint8_t *out)
+{
+	return -EIO;
+}
+
 static void put32(uint8_t *p, uint32_t v)
 {
 	p[0] = v;
@@ -379,6 +392,15 @@ int main(void)
 		CHECK_INT(calls, 0); /* EV_NO_ACTION extends nothing */
 		CHECK_INT(out.bank[0].pcr[0][31], 3);
 		CHECK_INT(out.bank[0].mask, 0);
+	}
+
+	TEST("a bank the hash callback does not have is left out") {
+		int calls = 0;
+
+		CHECK_INT(lb_tcglog_replay(&l, no_sha1, &calls, &out), 0);
+		CHECK(out.bank[0].unsupported && !out.bank[0].mask);
+		CHECK(!out.bank[1].unsupported && out.bank[1].mask == 0x2ff);
+		CHECK_INT(lb_tcglog_replay(&l, fails, &calls, &out), -EIO);
 	}
 
 	TEST("type names") {
