@@ -293,6 +293,16 @@ static int cmd_pcrread(struct tpm *tp, const struct opts *o, const char *arg)
 		lb_err("bad PCR selection: %s", arg);
 		return 2;
 	}
+	for (size_t b = 0; b < ns; b++) {
+		size_t k;
+
+		for (k = 0; k < nb && banks[k].alg != sel[b].alg; k++)
+			;
+		if (k == nb) {
+			lb_err("PCR bank %s is not active", lb_tpm2_alg_name(sel[b].alg));
+			return 1;
+		}
+	}
 	if (o->json)
 		printf("{");
 	for (size_t b = 0; b < ns; b++) {

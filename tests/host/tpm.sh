@@ -70,7 +70,9 @@ check "info names swtpm and its four active banks" t_info
 t_pcrread() {
 	lt pcrread >"$T/mine" && tpm2_pcrread >"$T/theirs" && diff "$T/mine" "$T/theirs" &&
 	lt pcrread sha1:0,17+sha512:23 >"$T/mine" &&
-	tpm2_pcrread sha1:0,17+sha512:23 >"$T/theirs" && diff "$T/mine" "$T/theirs"
+	tpm2_pcrread sha1:0,17+sha512:23 >"$T/theirs" && diff "$T/mine" "$T/theirs" || return 1
+	lt pcrread sha3_256:0 2>"$T/err"
+	[ $? -eq 1 ] && grep -q 'PCR bank sha3_256 is not active' "$T/err"
 }
 check "pcrread equals tpm2_pcrread" t_pcrread
 
