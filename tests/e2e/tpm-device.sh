@@ -2,7 +2,8 @@
 # lboot-target's `lboot tpm` over the kernel's TPM character devices
 # (/dev/tpmrm0 and /dev/tpm0) in a QEMU guest: stock OVMF_CODE_4M + swtpm on
 # tpm-tis (q35, TCG), booting with -kernel a kernel that has tpm_tis built in
-# (TPM_E2E_KERNEL; default out/bzImage when it has the driver, else
+# (TPM_E2E_KERNEL; default out/bzImage when kernel/lboot.config has
+# CONFIG_TCG_TIS=y, else
 # Debian's /boot/vmlinuz-*) and a busybox initramfs that runs out/lboot-target.
 # Checks, on the serial console: the banks, PCR values equal to the kernel's
 # own sysfs view (/sys/class/tpm/tpm0/pcr-*/N), the firmware's event log
@@ -31,7 +32,9 @@ done
 [ -x out/lboot-target ] || { not_ok "out/lboot-target missing (make)"; exit 1; }
 kernel=${TPM_E2E_KERNEL:-}
 if [ -z "$kernel" ]; then
-	if [ -f out/bzImage ] && grep -q 'tpm_tis' out/bzImage 2>/dev/null; then
+	# the firmware kernel once its config has the TIS driver (the lead's
+	# kernel/lboot.config); until then Debian's, which has it built in
+	if [ -f out/bzImage ] && grep -q '^CONFIG_TCG_TIS=y' kernel/lboot.config; then
 		kernel=out/bzImage
 	else
 		kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
