@@ -806,7 +806,8 @@ int lb_tpm2_pcr_read(struct lb_tpm2 *t, uint16_t alg, uint32_t mask,
 		     uint8_t val[LB_TPM2_NUM_PCRS][LB_TPM2_MAX_DIGEST],
 		     size_t *size, uint32_t *counter)
 {
-	uint32_t left = mask & 0xffffff, got;
+	uint32_t left = mask & 0xffffff, got, ctr = 0, first = 0;
+	int tries = 0;
 
 	if (!lb_tpm2_alg_size(alg) || !left || left != mask)
 		return -EINVAL;
@@ -818,14 +819,26 @@ int lb_tpm2_pcr_read(struct lb_tpm2 *t, uint16_t alg, uint32_t mask,
 		cmd_begin(t, &w, 0, LB_TPM2_CC_PCR_Read);
 		pcrsel(&w, &sel, 1);
 		SEND(t, &w);
-		rc = lb_tpm2_parse_pcr_read(t->rsp, t->rlen, alg, left, &got, val, counter);
+		rc = lb_tpm2_parse_pcr_read(t->rsp, t->rlen, alg, left, &got, val, &ctr);
 		if (rc)
 			return rc;
 		if (!got)
 			return -EBADMSG; /* no progress: a TPM that does not have them */
+		if (left == (mask & 0xffffff)) {
+			first = ctr;
+		} else if (ctr != first) {
+			/* a PCR changed between two reads: the values would not
+			 * be of one moment; start again (a few times) */
+			if (++tries > 3)
+				return -EAGAIN;
+			left = mask & 0xffffff;
+			continue;
+		}
 		left &= ~got;
 	}
 	*size = lb_tpm2_alg_size(alg);
+	if (counter)
+		*counter = ctr;
 	return 0;
 }
 

@@ -189,8 +189,10 @@ int lb_tpm2_get_props(struct lb_tpm2 *t, uint32_t first, struct lb_tpm2_prop *ou
 int lb_tpm2_pcr_extend(struct lb_tpm2 *t, uint32_t pcr,
 		       const struct lb_tpm2_digest *d, size_t n);
 /* Read the PCRs in mask of one bank into val[i] (digest size *size); loops
- * until the TPM has returned every selected PCR. *counter: the update
- * counter of the last read (may be NULL). */
+ * until the TPM has returned every selected PCR (a TPM returns at most 8
+ * per PCR_Read), starting again when the PCR update counter moved between
+ * reads (-EAGAIN after 3 tries). *counter: the update counter (may be
+ * NULL). */
 int lb_tpm2_pcr_read(struct lb_tpm2 *t, uint16_t alg, uint32_t mask,
 		     uint8_t val[LB_TPM2_NUM_PCRS][LB_TPM2_MAX_DIGEST],
 		     size_t *size, uint32_t *counter);

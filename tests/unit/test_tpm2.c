@@ -416,10 +416,10 @@ int main(void)
 	TEST("pcr_read loops until every PCR came") {
 		static uint8_t val[LB_TPM2_NUM_PCRS][LB_TPM2_MAX_DIGEST];
 		struct lb_tpm2 *t = malloc(sizeof(*t));
-		/* the TPM returns PCR 0 first, then PCR 4 */
+		/* the TPM returns PCR 0 first, then PCR 4 (same update counter) */
 		struct fake f = { {
 			"80010000003e000000000000001400000001000b0301000000000001" "0020" "aa" Z31,
-			"80010000003e000000000000001500000001000b0310000000000001" "0020" "bb" Z31,
+			"80010000003e000000000000001400000001000b0310000000000001" "0020" "bb" Z31,
 		}, 0, { "" } };
 		size_t len;
 
@@ -427,6 +427,25 @@ int main(void)
 		CHECK_INT(lb_tpm2_pcr_read(t, LB_TPM2_ALG_SHA256, 0x11, val, &len, NULL), 0);
 		CHECK_STR(f.cmd[1], "8001000000140000017e00000001000b03100000");
 		CHECK(val[0][0] == 0xaa && val[4][0] == 0xbb && len == 32);
+		free(t);
+	}
+
+	TEST("pcr_read starts again when a PCR changed between reads") {
+		static uint8_t val[LB_TPM2_NUM_PCRS][LB_TPM2_MAX_DIGEST];
+		struct lb_tpm2 *t = malloc(sizeof(*t));
+		/* PCR 0 at counter 0x14, PCR 4 at 0x15: read again, whole */
+		struct fake f = { {
+			"80010000003e000000000000001400000001000b0301000000000001" "0020" "aa" Z31,
+			"80010000003e000000000000001500000001000b0310000000000001" "0020" "bb" Z31,
+			"800100000060000000000000001500000001000b0311000000000002" "0020" "cc" Z31 "0020" "dd" Z31,
+		}, 0, { "" } };
+		size_t len;
+		uint32_t ctr;
+
+		lb_tpm2_init(t, fake_xfer, &f);
+		CHECK_INT(lb_tpm2_pcr_read(t, LB_TPM2_ALG_SHA256, 0x11, val, &len, &ctr), 0);
+		CHECK_STR(f.cmd[2], "8001000000140000017e00000001000b03110000");
+		CHECK(val[0][0] == 0xcc && val[4][0] == 0xdd && ctr == 0x15);
 		free(t);
 	}
 
