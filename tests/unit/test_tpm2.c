@@ -59,7 +59,7 @@ static const uint8_t nonce16[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
 enum op {
 	STARTUP, GETRANDOM8, EXTEND, FLUSH, NVPUB, PCRREAD, HASH, SESSION, POLICYPCR,
 	POLICYDIGEST, NVDEFINE, NVINCREMENT, NVREAD, CHANGEAUTH, PRIMARY, LOAD,
-	UNSEAL, CREATE, BANKS, GETCAP_PROPS, CMDCODE,
+	UNSEAL, CREATE, BANKS, GETCAP_PROPS, CMDCODE, NVWRITE, NVUNDEFINE,
 };
 
 static const struct {
@@ -164,6 +164,14 @@ static const struct {
 	{ "get_props", GETCAP_PROPS, "8001000000160000017a000000060000010500000004",
 	  "8001000000330000000000000000060000000400000105" "49424d00" "00000106" "53572020"
 	  "00000107" "2054504d" "00000108" "00000000", 0 },
+	/* NV_Write: handles owner, index; password auth; data 2B "abc", offset 5 */
+	{ "nv_write", NVWRITE,
+	  "800200000026000001374000000101500020000000094000000900000000000003616263" "0005",
+	  "80020000001300000000000000000000010000", 0 },
+	/* NV_UndefineSpace: handles owner, index; password auth */
+	{ "nv_undefine", NVUNDEFINE,
+	  "80020000001f00000122400000010150002000000009400000090000000000",
+	  "80020000001300000000000000000000010000", 0 },
 	{ "policy_command_code", CMDCODE, "800100000012" "0000016c" "03000000" "0000015e",
 	  "80010000000a00000000", 0 },
 };
@@ -277,6 +285,11 @@ static int run(struct lb_tpm2 *t, enum op op, int *checked)
 		*checked = rc || (n == 4 && p[0].value == 0x49424d00 && p[3].property == 0x108);
 		return rc;
 	}
+	case NVWRITE:
+		return lb_tpm2_nv_write(t, LB_TPM2_RH_OWNER, NULL, 0x01500020, 5,
+					(const uint8_t *)"abc", 3);
+	case NVUNDEFINE:
+		return lb_tpm2_nv_undefine(t, LB_TPM2_RH_OWNER, NULL, 0x01500020);
 	case CMDCODE:
 		return lb_tpm2_policy_command_code(t, 0x03000000, LB_TPM2_CC_Unseal);
 	}
