@@ -81,7 +81,7 @@ dxe_stats() { # IMAGE -> "N DXE drivers, B bytes"
 }
 echo "# DXE drivers: ours  $(dxe_stats "$T/lboot.rom")"
 echo "# DXE drivers: stock $(dxe_stats "$STOCK")"
-grep -E '^(added|compressed|flash|payload|kernel|initr)' "$T/lboot.rom.log" | sed 's/^/# rom: /'
+grep -E '^(added|compressed|flash|layout|payload|kernel|initr)' "$T/lboot.rom.log" | sed 's/^/# rom: /'
 echo "# rom command line: $ROM_CMDLINE"
 
 # --- the stamping serial reader ----------------------------------------------------------
@@ -158,7 +158,7 @@ boot_once() { # LOG FIRMWARE VARS MARKS...
 	cp "$vars" "$T/vars.fd"
 	python3 "$T/stamp.py" 300 "$log" target "$@" -- \
 		"$QEMU" -accel tcg -m 1024 -smp 1 -display none -no-reboot -monitor none \
-		-serial stdio -nic none -machine q35 \
+		-serial stdio -nic none -machine q35,max-fw-size=16M \
 		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$fw" \
 		-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd" \
 		-drive "file=$T/disk.img,format=raw,if=virtio"

@@ -52,6 +52,17 @@ echo "kernel: building bzImage with $(nproc) jobs (about 6 minutes)" >&2
 make -s -j"$(nproc)" bzImage
 mkdir -p "$dir"
 cp .config "$dir/config"
+# what each subsystem costs (text+data+bss of its built-in objects, before
+# compression): kernel/sizes.txt in the cache, to see what an option costs
+for d in arch/x86 kernel mm fs fs/ext4 fs/xfs fs/btrfs fs/fat fs/isofs fs/pstore \
+	fs/efivarfs net net/ipv4 net/ipv6 net/8021q drivers drivers/ata drivers/scsi \
+	drivers/message/fusion drivers/md drivers/nvme drivers/usb drivers/net \
+	drivers/net/ethernet/realtek drivers/net/ethernet/intel drivers/net/phy \
+	drivers/watchdog drivers/char/tpm drivers/firmware/efi drivers/gpu drivers/video \
+	crypto lib lib/zstd lib/raid6 block; do
+	[ -f "$d/built-in.a" ] || continue
+	printf '%s %s\n' "$(size -t "$d/built-in.a" 2>/dev/null | awk 'END{print $4}')" "$d"
+done > "$dir/sizes.txt" || true
 cp arch/x86/boot/bzImage "$dir/bzImage.tmp" && mv "$dir/bzImage.tmp" "$dir/bzImage"
 cp "$dir/bzImage" "$out.tmp"; mv "$out.tmp" "$out"
 echo "kernel: built $dir/bzImage ($(stat -c %s "$dir/bzImage") bytes)"

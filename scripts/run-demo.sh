@@ -9,10 +9,13 @@ set -e
 cd "$(dirname "$0")/.."
 [ -f out/demo-disk.img ] || scripts/mkdemo.sh out/demo-disk.img
 timeout=${LBOOT_TIMEOUT:-10}
-if [ -f out/lboot.rom ] && [ -z "${LBOOT_DIRECT:-}" ]; then
-	cp /usr/share/OVMF/OVMF_VARS_4M.fd build/demo-vars.fd
+if [ -f out/lboot.rom ] && [ -f out/lboot-vars.fd ] && [ -z "${LBOOT_DIRECT:-}" ]; then
+	# unit 1: the ROM's payload volume (kernel, initramfs) and the variable
+	# store, written by `lboot mkrom` next to the ROM (docs/rom.md)
+	mkdir -p build
+	cp out/lboot-vars.fd build/demo-vars.fd
 	set -x
-	exec qemu-system-x86_64 -accel tcg -machine q35 -m 1024 -nographic -no-reboot \
+	exec qemu-system-x86_64 -accel tcg -machine q35,max-fw-size=16M -m 1024 -nographic -no-reboot \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file=out/lboot.rom \
 		-drive if=pflash,format=raw,unit=1,file=build/demo-vars.fd \
 		-drive file=out/demo-disk.img,format=raw,if=virtio,snapshot=on -nic none

@@ -4,7 +4,7 @@
 LB_APPLET(mkrom, LB_HOST,
 "usage: lboot mkrom [--base IMAGE] [--keep FILE] [--dxe lbootdxe.efi]\n"
 "         [--kernel bzImage] [--initrd INITRAMFS] [--cmdline STR]\n"
-"         [--vars VARS.fd] [--vars-out FILE] [-q] -o OUT.rom\n"
+"         [--vars VARS.fd] [--vars-out FILE] [--size auto|4M|8M|16M] [-q] -o OUT.rom\n"
 "Build a LinuxBoot ROM from an EDK2/OVMF image: remove every DXE driver and\n"
 "application of the DXE volume not in the keep list (and always BdsDxe), add\n"
 "lbootdxe (the BDS replacement that starts Linux from flash), the kernel, the\n"
@@ -23,7 +23,15 @@ LB_APPLET(mkrom, LB_HOST,
 "  --vars FILE      variable store template of a split CODE image (default: the\n"
 "                   base's name with CODE -> VARS)\n"
 "  --vars-out FILE  where to copy it for pflash unit 1 (default OUT minus .rom\n"
-"                   plus -vars.fd); only written for images without NVRAM\n"
+"                   plus -vars.fd); only written for images without NVRAM.\n"
+"                   With a payload volume it holds that volume, then the store\n"
+"  --size SIZE      the whole flash, pflash unit 0 + unit 1 (default auto).\n"
+"                   The base's own size (4M for OVMF_CODE_4M.fd) keeps kernel\n"
+"                   and initramfs in the code image; a larger one (whole MiB,\n"
+"                   at most 16M: QEMU's -machine q35,max-fw-size=16M) puts them\n"
+"                   in a payload volume at the bottom of unit 1, below the\n"
+"                   variable store. auto: the base's size if they fit, else\n"
+"                   8M or 16M, said in the report\n"
 "  -q, --quiet      no report\n"
 "  -o, --output OUT the ROM to write (never one of the inputs)\n"
 "Exit: 0 ok, 1 failure, 2 usage.\n")
@@ -71,13 +79,30 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 	       (unsigned long long)r->comp_before, (unsigned long long)r->comp_after);
 	printf("flash volume free space: %llu bytes in the base, %llu bytes left\n",
 	       (unsigned long long)r->free_before, (unsigned long long)r->free_after);
-	printf("payload: kernel + initramfs = %zu bytes (uncompressed, in the flash volume); room for it after pruning: "
-	       "about %llu bytes (payload + what is left)\n",
-	       r->kernel_size + r->initrd_size,
-	       (unsigned long long)(r->kernel_size + r->initrd_size + r->free_after));
+	if (r->grown_over)
+		printf("layout: kernel + initramfs (%llu bytes) do not fit the %llu-byte layout "
+		       "(%llu bytes over): flash grown to %llu MiB\n",
+		       (unsigned long long)r->payload_bytes,
+		       (unsigned long long)(r->image_size + (r->unit1_size - r->payload_vol)),
+		       (unsigned long long)r->grown_over,
+		       (unsigned long long)(r->flash_size >> 20));
+	if (r->payload_unit1)
+		printf("payload: kernel + initramfs = %llu bytes (uncompressed) in a payload "
+		       "volume of %llu bytes at the bottom of pflash unit 1, %llu bytes left; "
+		       "flash %llu MiB = unit 0 %llu + unit 1 %llu bytes%s\n",
+		       (unsigned long long)r->payload_bytes, (unsigned long long)r->payload_vol,
+		       (unsigned long long)r->payload_free, (unsigned long long)(r->flash_size >> 20),
+		       (unsigned long long)r->image_size, (unsigned long long)r->unit1_size,
+		       r->flash_size > (8u << 20) ? " (QEMU: -machine q35,max-fw-size=16M)" : "");
+	else
+		printf("payload: kernel + initramfs = %zu bytes (uncompressed, in the flash volume); "
+		       "room for it after pruning: about %llu bytes (payload + what is left)\n",
+		       r->kernel_size + r->initrd_size,
+		       (unsigned long long)(r->kernel_size + r->initrd_size + r->free_after));
 	printf("wrote %s (%llu bytes)", o->out, (unsigned long long)r->image_size);
 	if (r->vars_out)
-		printf(" and %s (variable store for pflash unit 1)", r->vars_out);
+		printf(" and %s (%s for pflash unit 1)", r->vars_out,
+		       r->payload_unit1 ? "payload volume + variable store" : "variable store");
 	printf("\n");
 }
 
@@ -92,6 +117,7 @@ int mkrom_main(int argc, char **argv)
 		{ "cmdline", required_argument, NULL, 'c' },
 		{ "vars", required_argument, NULL, 'v' },
 		{ "vars-out", required_argument, NULL, 'V' },
+		{ "size", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -113,6 +139,13 @@ int mkrom_main(int argc, char **argv)
 		case 'c': o.cmdline = optarg; break;
 		case 'v': o.vars = optarg; break;
 		case 'V': o.vars_out = optarg; break;
+		case 's':
+			if (lb_mkrom_parse_size(optarg, &o.flash_size)) {
+				lb_err("--size %s: want auto or whole MiB up to 16M (4M, 8M, 16M)",
+				       optarg);
+				return 2;
+			}
+			break;
 		case 'o': o.out = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h':

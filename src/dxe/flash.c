@@ -22,7 +22,9 @@ static int same16(const unsigned char *a, const unsigned char *b)
 	return 1;
 }
 
-/* Is there a volume header at p whose volume is exactly len bytes long? */
+/* Is there a volume header at p whose volume is exactly len bytes long?
+ * 1: an FFS2/FFS3 volume (files to look at), 2: another file system (the
+ * variable store: a link of the chain, nothing to read in it), 0: no. */
 static int is_volume(const unsigned char *p, unsigned long long len)
 {
 	unsigned hlen;
@@ -30,14 +32,14 @@ static int is_volume(const unsigned char *p, unsigned long long len)
 
 	if (le32(p + 40) != FVH_SIG || le64(p + 32) != len)
 		return 0;
-	if (!same16(p + 16, ffs2) && !same16(p + 16, ffs3))
-		return 0;
 	hlen = (unsigned)le16(p + 48);
 	if (hlen < 56 + 8 || (hlen & 1) || hlen > len)
 		return 0;
 	for (unsigned i = 0; i < hlen; i += 2)
 		sum += (unsigned)le16(p + i);
-	return (sum & 0xFFFF) == 0;
+	if ((sum & 0xFFFF) != 0)
+		return 0;
+	return same16(p + 16, ffs2) || same16(p + 16, ffs3) ? 1 : 2;
 }
 
 /* Sections of one file body [d, d + n): the first of type t. */
@@ -132,17 +134,17 @@ int lb_flash_find(const unsigned char *top, unsigned long long max_scan,
 		int found = 0;
 
 		for (start = end + LB_FLASH_ALIGN; start <= max_scan; start += LB_FLASH_ALIGN) {
-			if (is_volume(top - start, start - end)) {
-				found = 1;
+			if ((found = is_volume(top - start, start - end)))
 				break;
-			}
 		}
 		if (!found)
 			break;
 		n++;
-		rc = find_in_volume(top - start, start - end, guid, sect_type, data, size);
-		if (rc != -1)
-			break;
+		if (found == 1) {
+			rc = find_in_volume(top - start, start - end, guid, sect_type, data, size);
+			if (rc != -1)
+				break;
+		}
 		end = start;
 	}
 	if (nvols)

@@ -2,14 +2,18 @@
  * Finding lboot's payload (kernel, initramfs) in the memory-mapped flash,
  * without the DXE core's firmware volume protocol: `lboot mkrom` stores
  * them uncompressed in the top-level flash volume (OVMF's FVMAIN_COMPACT),
- * which the DXE core never sees (SEC decompresses what is inside it).
+ * which the DXE core never sees (SEC decompresses what is inside it), or in
+ * a payload volume of their own below the variable store (larger flash).
  *
  * The flash is mapped so that it ends at `top` (4 GiB on x86: the reset
  * vector is in the last volume). Volumes are found from the top down: the
  * volume that ends at `top`, then the one that ends where that one starts,
  * and so on; a volume is an aligned EFI_FIRMWARE_VOLUME_HEADER ("_FVH",
  * FFS2/FFS3 file system, valid header checksum) whose FvLength reaches
- * exactly to the end of the previous one. Reads never go below
+ * exactly to the end of the previous one. A volume of another file system
+ * (OVMF's variable store) is a link of that chain but is not searched: in
+ * the larger ROM layout (docs/rom.md) the payload volume ends where the
+ * store begins, at the bottom of pflash unit 1. Reads never go below
  * top - max_scan nor above top. Every size and offset is checked.
  *
  * Plain freestanding C (flash.c's only other include is ../lib/le.h, which

@@ -380,6 +380,171 @@ static int add_file(struct lb_uefi_image *img, struct lb_uefi_node *vol,
 	return rc;
 }
 
+/* ---- the payload: where it fits ------------------------------------------ */
+#define PAYLOAD_FV_HDR 0x48u  /* FV header with a two-entry block map */
+#define LB_FLASH_BLOCK 0x1000u
+#define FFS2_GUID "8C8CE578-8A3D-4F1C-9935-896185C32DD3"
+
+static uint64_t align8(uint64_t v)
+{
+	return (v + 7) & ~7ull;
+}
+
+/* Bytes that two files take in a volume, the second 8-byte aligned. */
+static uint64_t files_span(size_t a, size_t b)
+{
+	return a && b ? align8(a) + b : (uint64_t)a + b;
+}
+
+/* Room for new files in an FFS volume: from its free space's first 8-byte
+ * aligned offset to its end (the payload volume has no volume top file). */
+static uint64_t volume_room(struct lb_uefi_node *vol)
+{
+	if (!vol)
+		return 0;
+	for (size_t i = 0; i < vol->n_child; i++) {
+		struct lb_uefi_node *f = vol->child[i];
+		uint64_t rel;
+
+		if (f->kind != LB_UEFI_FREE || f->offset == LB_UEFI_NO_OFFSET ||
+		    f->offset < vol->offset)
+			continue;
+		rel = f->offset - vol->offset;
+		if (align8(rel) >= vol->size || f->offset + f->size != vol->offset + vol->size)
+			continue;
+		return vol->size - align8(rel);
+	}
+	return 0;
+}
+
+/* The kernel (APPLICATION: PE32 + UI) and initramfs (FREEFORM: RAW) files. */
+static int payload_files(const uint8_t *kernel, size_t klen, const uint8_t *initrd,
+			 size_t ilen, uint8_t **kf, size_t *kfl, uint8_t **inf, size_t *ifl,
+			 char *err, size_t errsz)
+{
+	struct lb_uefi_ffs_spec s;
+	int rc;
+
+	if (kernel) {
+		memset(&s, 0, sizeof(s));
+		lb_guid_parse(LBOOT_GUID_KERNEL_STR, s.guid);
+		s.type = LB_FV_FILETYPE_APPLICATION;
+		s.name = "LbootKernel";
+		s.pe32 = kernel;
+		s.pe32_len = klen;
+		if ((rc = lb_uefi_ffs_build(&s, kf, kfl))) {
+			lb_seterr(err, errsz, "building the kernel FFS file: %s", strerror(-rc));
+			return rc;
+		}
+	}
+	if (initrd) {
+		memset(&s, 0, sizeof(s));
+		lb_guid_parse(LBOOT_GUID_INITRD_STR, s.guid);
+		s.type = LB_FV_FILETYPE_FREEFORM;
+		s.raw = initrd;
+		s.raw_len = ilen;
+		if ((rc = lb_uefi_ffs_build(&s, inf, ifl))) {
+			lb_seterr(err, errsz, "building the initramfs FFS file: %s", strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int add_ffs(struct lb_uefi_image *img, struct lb_uefi_node *vol, const uint8_t *ffs,
+		   size_t len, const char *what, char *err, size_t errsz)
+{
+	int rc = vol ? lb_uefi_insert(img, vol, ffs, len, NULL) : -ENOENT;
+
+	if (rc)
+		lb_seterr(err, errsz, "inserting the %s file: %s%s%s", what, strerror(-rc),
+		       img->err[0] ? ": " : "", img->err);
+	return rc;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/*
+ * pflash unit 1 of the larger layout: a payload volume of vol bytes (FFS2,
+ * erase polarity 1, attributes as the base's flash volume, 4 KiB blocks)
+ * holding the kernel and initramfs files, then the variable store.
+ */
+static int build_unit1(uint32_t attrs, uint64_t vol, const uint8_t *kf, size_t kfl,
+		       const uint8_t *inf, size_t ifl, const uint8_t *vars, size_t vars_len,
+		       uint8_t **out, size_t *len)
+{
+	uint64_t off = PAYLOAD_FV_HDR;
+	unsigned sum = 0;
+	uint8_t *b;
+
+	if (vol < PAYLOAD_FV_HDR || files_span(kfl, ifl) > vol - PAYLOAD_FV_HDR ||
+	    vol % LB_FLASH_BLOCK || vol > LB_MKROM_MAX_FLASH || vars_len > LB_MKROM_MAX_FLASH)
+		return -ENOSPC;
+	if (!(b = malloc(vol + vars_len)))
+		return -ENOMEM;
+	memset(b, 0xFF, vol);
+	memset(b, 0, PAYLOAD_FV_HDR);
+	lb_guid_parse(FFS2_GUID, b + 16);
+	put_le(b + 32, vol, 8);
+	memcpy(b + 40, "_FVH", 4);
+	put_le(b + 44, attrs | 0x800u /* EFI_FVB2_ERASE_POLARITY */, 4);
+	put_le(b + 48, PAYLOAD_FV_HDR, 2);
+	b[55] = 2; /* revision */
+	put_le(b + 56, vol / LB_FLASH_BLOCK, 4);
+	put_le(b + 60, LB_FLASH_BLOCK, 4);
+	for (unsigned i = 0; i < PAYLOAD_FV_HDR; i += 2)
+		sum += b[i] | (unsigned)b[i + 1] << 8;
+	put_le(b + 50, (0x10000u - (sum & 0xFFFF)) & 0xFFFF, 2);
+	if (kf) {
+		memcpy(b + off, kf, kfl);
+		off = align8(off + kfl);
+	}
+	if (inf)
+		memcpy(b + off, inf, ifl);
+	if (vars_len)
+		memcpy(b + vol, vars, vars_len);
+	*out = b;
+	*len = vol + vars_len;
+	return 0;
+}
+
+int lb_mkrom_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	if (!s)
+		return -EINVAL;
+	if (!strcmp(s, "auto")) {
+		*out = 0;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > LB_MKROM_MAX_FLASH)
+			return -ERANGE;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (!strcmp(p, "M") || !strcmp(p, "MiB")) {
+		if (v > LB_MKROM_MAX_FLASH / LB_MKROM_MIB)
+			return -ERANGE;
+		v *= LB_MKROM_MIB;
+	} else if (*p) {
+		return -EINVAL;
+	}
+	if (v > LB_MKROM_MAX_FLASH)
+		return -ERANGE;
+	if (!v || v % LB_MKROM_MIB)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 void lb_mkrom_report_free(struct lb_mkrom_report *r)
 {
 	files_free(r->removed, r->n_removed);
@@ -404,10 +569,13 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	size_t n_keep = 0, n_remove = 0;
 	struct lb_mkrom_file *before = NULL, *after = NULL;
 	size_t n_before = 0, n_after = 0;
-	struct lb_uefi_image *img = NULL, *check = NULL;
+	struct lb_uefi_image *img = NULL, *check = NULL, *code = NULL;
+	uint8_t *kffs = NULL, *iffs = NULL, *rom2 = NULL, *unit1 = NULL;
+	size_t kffs_len = 0, iffs_len = 0, rom2_len = 0, unit1_len = 0;
+	uint64_t need, room, base_total;
+	int nvram;
 	char why[LB_UEFI_ERRLEN] = "";
 	char *vars_in = NULL, *vars_out = NULL;
-	uint8_t g[16];
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -612,7 +780,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		}
 	}
 
-	/* insert */
+	/* insert lbootdxe and the command line into the DXE volume */
 	{
 		struct lb_uefi_ffs_spec s;
 
@@ -628,30 +796,6 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		if (rc)
 			goto out;
 		r->dxe_size = dxe_len;
-
-		if (kernel) {
-			memset(&s, 0, sizeof(s));
-			lb_guid_parse(LBOOT_GUID_KERNEL_STR, s.guid);
-			s.type = LB_FV_FILETYPE_APPLICATION;
-			s.name = "LbootKernel";
-			s.pe32 = kernel;
-			s.pe32_len = kernel_len;
-			rc = add_file(img, payload_volume(img), &s, "kernel", err, errsz);
-			if (rc)
-				goto out;
-			r->kernel_size = kernel_len;
-		}
-		if (initrd) {
-			memset(&s, 0, sizeof(s));
-			lb_guid_parse(LBOOT_GUID_INITRD_STR, s.guid);
-			s.type = LB_FV_FILETYPE_FREEFORM;
-			s.raw = initrd;
-			s.raw_len = initrd_len;
-			rc = add_file(img, payload_volume(img), &s, "initramfs", err, errsz);
-			if (rc)
-				goto out;
-			r->initrd_size = initrd_len;
-		}
 		if (o->cmdline) {
 			memset(&s, 0, sizeof(s));
 			lb_guid_parse(LBOOT_GUID_CMDLINE_STR, s.guid);
@@ -664,43 +808,34 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			r->cmdline_len = s.raw_len;
 		}
 	}
+	/* the payload files (inserted below, where they fit) */
+	if ((rc = payload_files(kernel, kernel_len, initrd, initrd_len, &kffs, &kffs_len,
+				&iffs, &iffs_len, err, errsz)))
+		goto out;
+	r->kernel_size = kernel_len;
+	r->initrd_size = initrd_len;
+	need = files_span(kffs_len, iffs_len);
+	r->payload_bytes = need;
 
-	/* serialize, check, measure */
+	/* the code image without the payload: its size, and the room left in
+	 * its flash volume */
 	rc = lb_uefi_serialize(img, &rom, &rom_len);
-	if (rc == -ENOSPC) {
-		lb_seterr(err, errsz, "%s: the ROM does not fit: %s (kernel %zu + "
-		       "initramfs %zu bytes; %llu bytes were free in the base)", base,
-		       img->err[0] ? img->err : "no space", kernel_len, initrd_len,
-		       (unsigned long long)r->free_before);
-		goto out;
-	}
 	if (rc) {
-		lb_seterr(err, errsz, "%s: serialize: %s%s%s", base, strerror(-rc),
-		       img->err[0] ? ": " : "", img->err);
+		lb_seterr(err, errsz, "%s: serialize: %s%s%s%s", base, strerror(-rc),
+		       img->err[0] ? ": " : "", img->err, rc == -ENOSPC ?
+		       " (lbootdxe and the command line alone)" : "");
 		goto out;
 	}
-	rc = lb_uefi_parse(rom, rom_len, 0, &check, why, sizeof(why));
+	rc = lb_uefi_parse(rom, rom_len, 0, &code, why, sizeof(why));
 	if (rc) {
 		lb_seterr(err, errsz, "the new ROM does not parse back: %s", why);
 		goto out;
 	}
-	if (lb_guid_parse(LBOOT_GUID_DXE_STR, g) < 0 ||
-	    !lb_uefi_find_file(check, LBOOT_GUID_DXE_STR) ||
-	    (kernel && !lb_uefi_find_file(check, LBOOT_GUID_KERNEL_STR)) ||
-	    lb_uefi_find_file(check, BDSDXE_GUID)) {
-		rc = -EBADMSG;
-		lb_seterr(err, errsz, "the new ROM does not hold what was inserted");
-		goto out;
-	}
-	rc = measure(check, &r->comp_after, &r->free_after);
-	if (rc) {
-		lb_seterr(err, errsz, "the new ROM has no DXE volume");
-		goto out;
-	}
-	r->image_size = rom_len;
+	room = volume_room(payload_volume(code));
 
-	/* variable store */
-	if (!has_nvram(img)) {
+	/* variable store template (split CODE images) */
+	nvram = has_nvram(img);
+	if (!nvram) {
 		vars_in = o->vars ? strdup(o->vars) : vars_template(base);
 		if (!vars_in) {
 			rc = -EINVAL;
@@ -724,6 +859,142 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		}
 	}
 
+	/* layout: the payload in the code image (the base's own size), or in a
+	 * payload volume at the bottom of unit 1 (a larger flash) */
+	base_total = (uint64_t)rom_len + vars_len;
+	if (o->flash_size && nvram && o->flash_size != base_total) {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "%s carries its own variable store: its flash is %llu "
+		       "bytes, not %llu (a larger flash needs a split CODE image such as "
+		       LB_MKROM_DEFAULT_BASE ")", base, (unsigned long long)base_total,
+		       (unsigned long long)o->flash_size);
+		goto out;
+	}
+	if (o->flash_size && o->flash_size < base_total) {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "flash size %llu bytes: smaller than the base's code "
+		       "and variable store (%llu bytes)", (unsigned long long)o->flash_size,
+		       (unsigned long long)base_total);
+		goto out;
+	}
+	if (!o->flash_size || o->flash_size == base_total) {
+		uint64_t over = need > room ? need - room : 0;
+
+		if (!over && need) {
+			if ((kffs && (rc = add_ffs(code, payload_volume(code), kffs, kffs_len,
+						   "kernel", err, errsz))) ||
+			    (iffs && (rc = add_ffs(code, payload_volume(code), iffs, iffs_len,
+						   "initramfs", err, errsz))))
+				goto out;
+			rc = lb_uefi_serialize(code, &rom2, &rom2_len);
+			if (rc == -ENOSPC) {
+				over = 8; /* alignment the estimate missed */
+			} else if (rc) {
+				lb_seterr(err, errsz, "%s: serialize: %s%s%s", base, strerror(-rc),
+				       code->err[0] ? ": " : "", code->err);
+				goto out;
+			} else {
+				free(rom);
+				rom = rom2;
+				rom_len = rom2_len;
+				rom2 = NULL;
+			}
+		}
+		if (over && (o->flash_size || nvram)) {
+			rc = -ENOSPC;
+			lb_seterr(err, errsz, "kernel + initramfs (%llu bytes) does not fit: %llu "
+			       "bytes over the room of the %llu-byte layout (%llu bytes)%s",
+			       (unsigned long long)need, (unsigned long long)over,
+			       (unsigned long long)base_total, (unsigned long long)room,
+			       nvram ? "" : "; --size 8M or 16M puts them in a payload "
+			       "volume in pflash unit 1");
+			goto out;
+		}
+		r->grown_over = over;
+		r->flash_size = nvram ? 0 : base_total;
+		if (!over)
+			goto laid_out;
+	}
+	{
+		static const uint64_t autos[] = { 8u * LB_MKROM_MIB, 16u * LB_MKROM_MIB };
+		uint64_t size = 0, vol = 0;
+		int fits = 0;
+
+		for (size_t i = 0; i < 2 && !fits; i++) {
+			size = o->flash_size ? o->flash_size : autos[i];
+			if (size <= base_total)
+				continue;
+			vol = size - base_total;
+			if (vol % LB_FLASH_BLOCK) {
+				rc = -EINVAL;
+				lb_seterr(err, errsz, "flash size %llu bytes: the payload volume "
+				       "(%llu bytes) is not a multiple of %u", (unsigned long long)size,
+				       (unsigned long long)vol, LB_FLASH_BLOCK);
+				goto out;
+			}
+			fits = need + PAYLOAD_FV_HDR <= vol;
+			if (o->flash_size)
+				break;
+		}
+		if (!fits) {
+			rc = -ENOSPC;
+			lb_seterr(err, errsz, "kernel + initramfs (%llu bytes) does not fit: %llu "
+			       "bytes over the payload volume of the %llu MiB flash (%llu bytes%s)",
+			       (unsigned long long)need,
+			       (unsigned long long)(need + PAYLOAD_FV_HDR - vol),
+			       (unsigned long long)(size / LB_MKROM_MIB), (unsigned long long)vol,
+			       size >= LB_MKROM_MAX_FLASH ? "; 16 MiB is the most QEMU maps" : "");
+			goto out;
+		}
+		rc = build_unit1(payload_volume(code)->attributes, vol, kffs, kffs_len, iffs,
+				 iffs_len, vars_buf, vars_len, &unit1, &unit1_len);
+		if (rc) {
+			lb_seterr(err, errsz, "building the payload volume: %s", strerror(-rc));
+			goto out;
+		}
+		r->flash_size = size;
+		r->payload_unit1 = 1;
+		r->payload_vol = vol;
+		r->payload_free = vol - PAYLOAD_FV_HDR - need;
+	}
+laid_out:
+
+	/* check and measure what will be written */
+	rc = lb_uefi_parse(rom, rom_len, 0, &check, why, sizeof(why));
+	if (rc) {
+		lb_seterr(err, errsz, "the new ROM does not parse back: %s", why);
+		goto out;
+	}
+	if (!lb_uefi_find_file(check, LBOOT_GUID_DXE_STR) ||
+	    lb_uefi_find_file(check, BDSDXE_GUID) ||
+	    (!r->payload_unit1 && kernel && !lb_uefi_find_file(check, LBOOT_GUID_KERNEL_STR)) ||
+	    (!r->payload_unit1 && initrd && !lb_uefi_find_file(check, LBOOT_GUID_INITRD_STR))) {
+		rc = -EBADMSG;
+		lb_seterr(err, errsz, "the new ROM does not hold what was inserted");
+		goto out;
+	}
+	rc = measure(check, &r->comp_after, &r->free_after);
+	if (rc) {
+		lb_seterr(err, errsz, "the new ROM has no DXE volume");
+		goto out;
+	}
+	if (unit1) {
+		struct lb_uefi_image *u = NULL;
+
+		rc = lb_uefi_parse(unit1, unit1_len, 0, &u, why, sizeof(why));
+		if (rc == 0 && ((kernel && !lb_uefi_find_file(u, LBOOT_GUID_KERNEL_STR)) ||
+				(initrd && !lb_uefi_find_file(u, LBOOT_GUID_INITRD_STR))))
+			rc = -EBADMSG;
+		lb_uefi_free(u);
+		if (rc) {
+			lb_seterr(err, errsz, "the payload volume does not parse back: %s",
+			       rc == -EBADMSG ? "a payload file is missing" : why);
+			goto out;
+		}
+	}
+	r->image_size = rom_len;
+	r->unit1_size = unit1 ? unit1_len : vars_len;
+
 	/* outputs */
 	if (same_file(o->out, ids, 6)) {
 		rc = -EEXIST;
@@ -735,7 +1006,8 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	if (rc)
 		goto out;
 	if (vars_out) {
-		rc = write_atomic(vars_out, vars_buf, vars_len, err, errsz);
+		rc = unit1 ? write_atomic(vars_out, unit1, unit1_len, err, errsz) :
+			     write_atomic(vars_out, vars_buf, vars_len, err, errsz);
 		if (rc)
 			goto out;
 		r->vars_out = vars_out;
@@ -750,6 +1022,11 @@ out:
 	lb_mkrom_strv_free(remove, n_remove);
 	lb_uefi_free(img);
 	lb_uefi_free(check);
+	lb_uefi_free(code);
+	free(kffs);
+	free(iffs);
+	free(rom2);
+	free(unit1);
 	free(base_buf);
 	free(dxe);
 	free(kernel);

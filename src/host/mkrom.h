@@ -18,6 +18,19 @@
  *   5. a split CODE image (no NVRAM volume inside) gets a copy of its
  *      variable store template written next to the ROM (for pflash unit 1).
  *
+ * Flash size (opts.flash_size, `--size`): the whole flash QEMU maps below
+ * 4 GiB, pflash unit 0 (the code image, read-only) plus unit 1 (the
+ * variable store). The base's own size (4 MiB for OVMF_CODE_4M.fd +
+ * OVMF_VARS_4M.fd) keeps the payload in the code image (step 3). A larger
+ * size puts the kernel and the initramfs in a payload volume of their own
+ * (FFS2, FREEFORM/APPLICATION files as above) at the bottom of unit 1,
+ * directly below the variable store, which stays where OVMF looks for it:
+ * unit 1 = payload volume (size - code - store) + store. lbootdxe walks
+ * the volumes down from 4 GiB across the store into it (src/dxe/flash.c).
+ * 0 (auto): the base's size when the payload fits there, else the
+ * smallest of 8 and 16 MiB that holds it (QEMU q35 maps at most 16 MiB,
+ * `-machine q35,max-fw-size=16M`). docs/rom.md says why this layout.
+ *
  * Returns 0 or a negative errno; on failure err holds one line naming
  * what, where and why. Nothing is printed.
  */
@@ -30,6 +43,8 @@
 #define LB_MKROM_DEFAULT_BASE "/usr/share/OVMF/OVMF_CODE_4M.fd"
 #define LB_MKROM_MAX_PAYLOAD  (64u << 20) /* kernel, initramfs, driver */
 #define LB_MKROM_MAX_KEEP     4096        /* keep-list lines */
+#define LB_MKROM_MAX_FLASH    (16u << 20) /* QEMU's max-fw-size; lbootdxe's scan */
+#define LB_MKROM_MIB          (1u << 20)
 
 struct lb_mkrom_opts {
 	const char *base;     /* firmware image (NULL: LB_MKROM_DEFAULT_BASE) */
@@ -43,6 +58,7 @@ struct lb_mkrom_opts {
 	const char *vars;     /* variable store template (NULL: the base's
 	                         name with CODE -> VARS) */
 	const char *vars_out; /* NULL: OUT without .rom + "-vars.fd" */
+	uint64_t flash_size;  /* unit 0 + unit 1 bytes; 0: automatic (see above) */
 };
 
 struct lb_mkrom_file {
@@ -66,7 +82,19 @@ struct lb_mkrom_report {
 	uint64_t comp_before, comp_after; /* compressed section holding the DXE volume */
 	uint64_t free_before, free_after; /* free space of the flash volume holding it */
 	char *vars_out;       /* variable store written, or NULL */
+	/* layout */
+	uint64_t flash_size;  /* unit 0 + unit 1 (0 for an image with its own NVRAM) */
+	int payload_unit1;    /* 1: kernel and initramfs in unit 1's payload volume */
+	uint64_t payload_bytes;   /* their FFS files, as laid out */
+	uint64_t payload_vol;     /* payload volume size (unit 1), 0 when none */
+	uint64_t payload_free;    /* what is left in it */
+	uint64_t unit1_size;      /* bytes written to vars_out */
+	uint64_t grown_over;      /* auto: bytes over the base's layout (why it grew) */
 };
+
+/* "4M", "16M", "8388608", "auto" (0) -> bytes; -EINVAL otherwise. Sizes
+ * are whole MiB, at most LB_MKROM_MAX_FLASH. */
+int lb_mkrom_parse_size(const char *s, uint64_t *out);
 
 int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		   char *err, size_t errsz);

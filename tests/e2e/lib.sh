@@ -115,14 +115,15 @@ mkdisk_mbr() { mkdisk dos "$@"; }
 
 # qemu_start [QEMU ARGS...]: boots the firmware kernel + initramfs directly
 # (E2E_APPEND adds kernel arguments; default lboot.timeout=0). With
-# E2E_FIRMWARE=path, boots that ROM from pflash instead (q35), with
-# E2E_VARS as unit 1. Serial goes to $T/serial.log; `send` writes to it.
+# E2E_FIRMWARE=path, boots that ROM from pflash instead (q35, up to 16 MiB
+# of flash: max-fw-size), with E2E_VARS as unit 1 (the variable store, and
+# the ROM's payload volume below it in the larger layout, docs/rom.md). Serial goes to $T/serial.log; `send` writes to it.
 qemu_start() {
 	local -a base
 	rm -f "$T/serial.in" "$T/serial.out" "$T/serial.log"
 	mkfifo "$T/serial.in" "$T/serial.out"
 	if [ -n "${E2E_FIRMWARE:-}" ]; then
-		base=(-machine q35 -drive "if=pflash,format=raw,unit=0,readonly=on,file=$E2E_FIRMWARE")
+		base=(-machine q35,max-fw-size=16M -drive "if=pflash,format=raw,unit=0,readonly=on,file=$E2E_FIRMWARE")
 		if [ -n "${E2E_VARS:-}" ]; then
 			cp "$E2E_VARS" "$T/vars.fd"
 			base+=(-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd")

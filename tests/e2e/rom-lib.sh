@@ -2,8 +2,10 @@
 # after lib.sh. Not a scenario itself (check.sh skips *lib.sh).
 #
 #   rom_build OUT.rom [mkrom args...]  build a ROM from OVMF_CODE_4M.fd with
-#       the keep list, lbootdxe, out/bzImage and out/initramfs.cpio.xz
-#       (extra args override/add); writes OUT-vars.fd too
+#       the keep list and lbootdxe, with the flash size `make` uses (ROM_SIZE,
+#       16M: the payload in unit 1, below the variable store); extra args
+#       (--kernel, --initrd, --size...) override/add; writes OUT-vars.fd too
+#       (pflash unit 1). The report is in OUT.log.
 #   rom_demo_disk OUT.img TAG   GPT disk: ESP with a BLS entry booting the
 #       target OS with "rom.test=TAG" on its command line
 ROM_CMDLINE_TEST=${ROM_CMDLINE_TEST:-console=ttyS0,115200 panic=-1 lboot.timeout=0}
@@ -13,7 +15,7 @@ rom_build() {
 	[ -f "$E2E_ROOT/build/dxe/lbootdxe.efi" ] || make -s -C "$E2E_ROOT" build/dxe/lbootdxe.efi >/dev/null ||
 		{ not_ok "build lbootdxe"; exit 1; }
 	"$OUT/lboot" mkrom --keep "$E2E_ROOT/rom/keep-ovmf.txt" --dxe "$E2E_ROOT/build/dxe/lbootdxe.efi" \
-		--vars-out "${out%.rom}-vars.fd" -o "$out" "$@" >"$out.log" 2>&1 ||
+		--size "${ROM_SIZE:-16M}" --vars-out "${out%.rom}-vars.fd" -o "$out" "$@" >"$out.log" 2>&1 ||
 		{ sed 's/^/# /' "$out.log"; not_ok "lboot mkrom"; exit 1; }
 }
 

@@ -113,14 +113,74 @@ else
 	skip "combined OVMF.fd base builds" "/usr/share/ovmf/OVMF.fd not installed (apt-get install ovmf)"
 fi
 
+# --- the larger flash: payload volume at the bottom of unit 1 -----------------------
+CODE=$(stat -c %s "$BASE")
+# 3.5 MB: more than the 4 MiB layout's ~3 MB of room, less than 8 MiB's 4 MiB
+{ printf 'MZ'; head -c 3500000 /dev/urandom; } >"$T/big"
+mk "$T/small4.rom" --size 4M --kernel "$T/big" --initrd "$T/initrd" >"$T/small4.out" 2>&1
+rc=$?
+check "--size 4M, 3.5 MB kernel: exit 1" [ $rc -eq 1 ]
+check "--size 4M: 'does not fit: N bytes over'" \
+	grep -Eq 'does not fit: [0-9]+ bytes over .*--size 8M or 16M' "$T/small4.out"
+check "--size 4M: nothing written" bash -c "[ ! -e '$T/small4.rom' ] && [ ! -e '$T/small4-vars.fd' ]"
+mk "$T/g.rom" --kernel "$T/big" --initrd "$T/initrd" --cmdline "$cmdline" >"$T/g.out" 2>&1
+rc=$?
+check "auto: exit 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || sed 's/^/# /' "$T/g.out"
+check "auto: says it grew to 8 MiB and why" \
+	grep -Eq '^layout: .* do not fit the 4194304-byte layout \([0-9]+ bytes over\): flash grown to 8 MiB' "$T/g.out"
+check "auto: unit 0 keeps the base's size" [ "$(stat -c %s "$T/g.rom")" -eq "$CODE" ]
+check "auto: unit 0 + unit 1 = 8 MiB" [ $(( $(stat -c %s "$T/g.rom") + $(stat -c %s "$T/g-vars.fd") )) -eq $((8 << 20)) ]
+vsz=$(stat -c %s "$VARS")
+check "unit 1 ends with the variable store template" \
+	cmp -s <(tail -c "$vsz" "$T/g-vars.fd") "$VARS"
+"$LBOOT" uefi ls "$T/g-vars.fd" >"$T/g1.ls" 2>&1
+check "unit 1: payload volume with the kernel and initramfs, then the store" \
+	bash -c "grep -Eq 'file +APPLICATION +0x[0-9a-f]+ .*1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B' '$T/g1.ls' &&
+		 grep -Eq 'file +FREEFORM +0x[0-9a-f]+ .*2FF050F8-93A9-411A-A4BE-DF58B51B4A18' '$T/g1.ls' &&
+		 grep -q NVRAM '$T/g1.ls'"
+"$LBOOT" uefi ls "$T/g.rom" >"$T/g0.ls" 2>&1
+check "unit 0: no payload files, lbootdxe still there" \
+	bash -c "! grep -q 1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B '$T/g0.ls' && grep -q 052E9DF6-9113-49CC-A446-F9803E058444 '$T/g0.ls'"
+if command -v UEFIExtract >/dev/null; then
+	mkdir -p "$T/ux1" && cp "$T/g-vars.fd" "$T/ux1/u1"
+	(cd "$T/ux1" &&
+	 UEFIExtract u1 1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B -o krn -m body -t 10 >/dev/null 2>&1
+	 UEFIExtract u1 2FF050F8-93A9-411A-A4BE-DF58B51B4A18 -o ird -m body -t 19 >/dev/null 2>&1)
+	check "UEFIExtract: unit 1 kernel PE32 section byte-identical" cmp -s "$T/ux1/krn/body.bin" "$T/big"
+	check "UEFIExtract: unit 1 initramfs RAW section byte-identical" cmp -s "$T/ux1/ird/body.bin" "$T/initrd"
+fi
+mk "$T/g16.rom" --size 16M --kernel "$T/big" --initrd "$T/initrd" >"$T/g16.out" 2>&1
+check "--size 16M: unit 0 + unit 1 = 16 MiB" \
+	[ $(( $(stat -c %s "$T/g16.rom") + $(stat -c %s "$T/g16-vars.fd" 2>/dev/null || echo 0) )) -eq $((16 << 20)) ]
+check "--size 16M: report names QEMU's max-fw-size" grep -q 'max-fw-size=16M' "$T/g16.out"
+mk "$T/b16.rom" --size 16M --kernel "$T/big" --initrd "$T/initrd" >/dev/null 2>&1
+check "--size 16M: reproducible (both units)" \
+	bash -c "cmp -s '$T/g16.rom' '$T/b16.rom' && cmp -s '$T/g16-vars.fd' '$T/b16-vars.fd'"
+mk "$T/s4.rom" --size 4M --kernel "$T/kernel" --initrd "$T/initrd" --cmdline "$cmdline" >/dev/null 2>&1
+check "--size 4M with a small payload: the 4 MiB layout (same bytes as auto)" \
+	bash -c "cmp -s '$T/s4.rom' '$T/a.rom' && cmp -s '$T/s4-vars.fd' '$VARS'"
+
 # --- errors --------------------------------------------------------------------------
-# payload too large for the flash volume
-{ printf 'MZ'; head -c 5000000 /dev/urandom; } >"$T/huge"
+# payload too large for the largest flash
+{ printf 'MZ'; head -c $((13 << 20)) /dev/urandom; } >"$T/huge"
 mk "$T/huge.rom" --kernel "$T/huge" >"$T/huge.out" 2>&1
 rc=$?
 check "too large: exit 1" [ $rc -eq 1 ]
-check "too large: says it does not fit" grep -q 'does not fit' "$T/huge.out"
-check "too large: no output" [ ! -e "$T/huge.rom" ]
+check "too large: 'does not fit: N bytes over' the 16 MiB flash" \
+	grep -Eq 'does not fit: [0-9]+ bytes over the payload volume of the 16 MiB flash' "$T/huge.out"
+check "too large: no output" bash -c "[ ! -e '$T/huge.rom' ] && [ ! -e '$T/huge-vars.fd' ]"
+for bad in 17M 3.5M 0 4K auto16; do
+	"$LBOOT" mkrom --dxe "$DXE" --size $bad -o "$T/x.rom" >"$T/x.out" 2>&1
+	check "--size $bad: exit 2" [ $? -eq 2 ]
+done
+mk "$T/x.rom" --size 2M --kernel "$T/kernel" >"$T/x.out" 2>&1
+check "--size 2M (below the base): exit 1 saying so" bash -c "[ $? -eq 1 ] && grep -q 'smaller than' '$T/x.out'"
+if [ -f /usr/share/ovmf/OVMF.fd ]; then
+	mk "$T/x.rom" --base /usr/share/ovmf/OVMF.fd --size 8M --kernel "$T/kernel" >"$T/x.out" 2>&1
+	check "combined OVMF.fd with --size 8M: exit 1 naming the variable store" \
+		bash -c "[ $? -eq 1 ] && grep -q 'carries its own variable store' '$T/x.out'"
+fi
 
 printf '# BdsDxe must go\n6D33944A-EC75-4855-A54D-809C75241F6C # BdsDxe\n' >"$T/keep-bds"
 "$LBOOT" mkrom --keep "$T/keep-bds" --dxe "$DXE" -o "$T/x.rom" >"$T/x.out" 2>&1

@@ -219,6 +219,167 @@ static void build_test(void)
 	rmdir(dir);
 }
 
+/* The larger layout: kernel and initramfs in a payload volume at the bottom
+ * of pflash unit 1, below the variable store; lbootdxe's walker finds them
+ * across the store in the flash as QEMU maps it (unit 1 right below unit 0). */
+static void unit1_test(void)
+{
+	char dir[] = "/tmp/test_mkrom1.XXXXXX", p[6][64];
+	static const char *names[6] = { "dxe", "kernel", "initrd", "keep", "out.rom",
+					"out-vars.fd" };
+	static const unsigned char pe[64] = { 'M', 'Z', 1, 2, 3 };
+	static const char keep[] = "80CF7257-87AB-47F9-A3FE-D50B76D89541 # PcdDxe\n";
+	const size_t klen = 3500000, big = 13u << 20; /* > the 4 MiB room, < 4 MiB */
+	unsigned char *k = malloc(big);
+	struct lb_mkrom_report r;
+	char err[512] = "";
+	int rc;
+
+	CHECK(mkdtemp(dir) != NULL && k != NULL);
+	if (!k)
+		return;
+	for (int i = 0; i < 6; i++)
+		snprintf(p[i], sizeof(p[i]), "%s/%s", dir, names[i]);
+	for (size_t i = 0; i < big; i++)
+		k[i] = (unsigned char)(i * 2654435761u >> 24);
+	k[0] = 'M';
+	k[1] = 'Z';
+	CHECK(write_file(p[0], pe, sizeof(pe)) == 0);
+	CHECK(write_file(p[1], k, klen) == 0);
+	CHECK(write_file(p[2], "initrd", 6) == 0);
+	CHECK(write_file(p[3], keep, sizeof(keep) - 1) == 0);
+	struct lb_mkrom_opts o = { .keep = p[3], .dxe = p[0], .kernel = p[1],
+				   .initrd = p[2], .out = p[4] };
+
+	/* the 4 MiB layout asked for: does not fit, says by how much, writes nothing */
+	o.flash_size = 4u << 20;
+	CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -ENOSPC);
+	CHECK(strstr(err, "does not fit: ") && strstr(err, " bytes over"));
+	CHECK(access(p[4], F_OK) != 0 && access(p[5], F_OK) != 0);
+
+	/* automatic: grows to 8 MiB */
+	o.flash_size = 0;
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc) {
+		printf("# %s\n", err);
+	} else {
+		size_t rl = 0, ul = 0, vl = 0;
+		unsigned char *rom = slurp(p[4], &rl), *u1 = slurp(p[5], &ul);
+		unsigned char *vars = slurp("/usr/share/OVMF/OVMF_VARS_4M.fd", &vl);
+		unsigned char *flash = malloc(8u << 20);
+		uint8_t gk[16], gi[16];
+		const unsigned char *d = NULL;
+		unsigned long long n = 0;
+		unsigned nv = 0;
+
+		CHECK_INT(r.payload_unit1, 1);
+		CHECK_INT(r.flash_size, 8u << 20);
+		CHECK(r.grown_over > 0);
+		CHECK_INT(r.payload_vol, (8u << 20) - rl - vl);
+		CHECK_INT(r.unit1_size, ul);
+		CHECK(rom && u1 && vars && flash);
+		CHECK_INT(rl + ul, 8u << 20);
+		CHECK(u1 && vars && ul > vl && !memcmp(u1 + ul - vl, vars, vl));
+		CHECK(lb_guid_parse(LBOOT_GUID_KERNEL_STR, gk) == 0);
+		CHECK(lb_guid_parse(LBOOT_GUID_INITRD_STR, gi) == 0);
+		if (rom && u1 && flash && rl + ul == (8u << 20)) {
+			const unsigned char *top = flash + (8u << 20);
+			memcpy(flash, u1, ul);
+			memcpy(flash + ul, rom, rl);
+			CHECK_INT(lb_flash_find(top, 8u << 20, gk, LB_FLASH_SECTION_PE32, &d, &n, &nv), 0);
+			CHECK_INT(nv, 4); /* SEC, FVMAIN_COMPACT, variable store, payload */
+			CHECK(n == klen && d && !memcmp(d, k, klen));
+			CHECK_INT(lb_flash_find(top, 8u << 20, gi, LB_FLASH_SECTION_RAW, &d, &n, NULL), 0);
+			CHECK(n == 6 && d && !memcmp(d, "initrd", 6));
+			/* the window ends one block above the payload volume: not found */
+			CHECK_INT(lb_flash_find(top, (8u << 20) - 0x1000, gk, LB_FLASH_SECTION_PE32,
+						&d, &n, &nv), -1);
+			CHECK_INT(nv, 3);
+			/* a damaged store header breaks the chain: nothing read below it */
+			flash[ul - vl + 40] ^= 1;
+			CHECK_INT(lb_flash_find(top, 8u << 20, gk, LB_FLASH_SECTION_PE32, &d, &n, &nv), -1);
+			CHECK_INT(nv, 2);
+		}
+		free(rom);
+		free(u1);
+		free(vars);
+		free(flash);
+		lb_mkrom_report_free(&r);
+	}
+
+	/* 16 MiB asked for: unit 1 takes what unit 0 leaves */
+	o.flash_size = 16u << 20;
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc == 0) {
+		struct stat a, b;
+		CHECK(stat(p[4], &a) == 0 && stat(p[5], &b) == 0 &&
+		      a.st_size + b.st_size == (16 << 20));
+		CHECK_INT(r.flash_size, 16u << 20);
+		CHECK_INT(r.grown_over, 0);
+		lb_mkrom_report_free(&r);
+	}
+	/* a small payload with the 16 MiB layout asked for still goes to unit 1 */
+	CHECK(write_file(p[1], pe, sizeof(pe)) == 0);
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc == 0) {
+		CHECK_INT(r.payload_unit1, 1);
+		lb_mkrom_report_free(&r);
+	}
+	/* ... and with auto, stays in the 4 MiB layout */
+	o.flash_size = 0;
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc == 0) {
+		CHECK_INT(r.payload_unit1, 0);
+		CHECK_INT(r.flash_size, 4u << 20);
+		CHECK_INT(r.unit1_size, 0x84000);
+		lb_mkrom_report_free(&r);
+	}
+	/* more than the 16 MiB flash holds */
+	unlink(p[4]);
+	unlink(p[5]);
+	CHECK(write_file(p[1], k, big) == 0);
+	CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -ENOSPC);
+	CHECK(strstr(err, "does not fit: ") && strstr(err, "16 MiB"));
+	CHECK(access(p[4], F_OK) != 0 && access(p[5], F_OK) != 0);
+	/* smaller than the base */
+	o.flash_size = 2u << 20;
+	CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "smaller than") != NULL);
+	for (int i = 0; i < 6; i++)
+		unlink(p[i]);
+	rmdir(dir);
+	free(k);
+}
+
+struct size_case {
+	const char *s;
+	int rc;
+	uint64_t v;
+};
+
+static const struct size_case size_cases[] = {
+	{ "auto", 0, 0 },
+	{ "4M", 0, 4u << 20 },
+	{ "8MiB", 0, 8u << 20 },
+	{ "16M", 0, 16u << 20 },
+	{ "8388608", 0, 8u << 20 },
+	{ "17M", -ERANGE, 0 },
+	{ "99999999999999999999999", -ERANGE, 0 },
+	{ "0", -EINVAL, 0 },
+	{ "0M", -EINVAL, 0 },
+	{ "1000000", -EINVAL, 0 },
+	{ "4.5M", -EINVAL, 0 },
+	{ "4K", -EINVAL, 0 },
+	{ "M", -EINVAL, 0 },
+	{ "", -EINVAL, 0 },
+	{ "-4M", -EINVAL, 0 },
+	{ "4M ", -EINVAL, 0 },
+};
+
 int main(void)
 {
 	TEST("mkrom: keep list parser") {
@@ -314,6 +475,21 @@ int main(void)
 			SKIP("%s not installed (apt-get install ovmf)", LB_MKROM_DEFAULT_BASE);
 		else
 			build_test();
+	}
+	TEST("mkrom: --size parser") {
+		for (size_t i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
+			uint64_t v = 12345;
+			int rc = lb_mkrom_parse_size(size_cases[i].s, &v);
+			CHECK_INT(rc, size_cases[i].rc);
+			if (rc != size_cases[i].rc)
+				printf("# case '%s'\n", size_cases[i].s);
+			CHECK_INT(v, rc ? 12345 : size_cases[i].v);
+		}
+	}
+	TEST("mkrom: payload volume in pflash unit 1 (larger flash)") {
+		CHECK(access(LB_MKROM_DEFAULT_BASE, R_OK) == 0); /* scripts/deps.sh: ovmf */
+		if (access(LB_MKROM_DEFAULT_BASE, R_OK) == 0)
+			unit1_test();
 	}
 	return t_done();
 }
