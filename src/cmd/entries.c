@@ -19,77 +19,9 @@ LB_APPLET(entries, LB_HOST|LB_TARGET,
 #include <sys/stat.h>
 
 #include "entry.h"
+#include "json.h"
 #include "fs.h"
 #include "scan.h"
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned cp, min;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/* A JSON string: quotes, backslash and control characters escaped; bytes
- * that are not valid UTF-8 become \u00XX (the byte as a code point). */
-static void json_str(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	size_t n = strlen((const char *)s);
-
-	fputc('"', f);
-	while (n) {
-		size_t k = utf8_len(s, n);
-
-		if (k == 1 && *s >= 0x20 && *s != 0x7f) {
-			if (*s == '"' || *s == '\\')
-				fputc('\\', f);
-			fputc(*s, f);
-		} else if (k == 1 && *s == '\n') {
-			fputs("\\n", f);
-		} else if (k == 1 && *s == '\t') {
-			fputs("\\t", f);
-		} else if (k == 1 && *s == '\r') {
-			fputs("\\r", f);
-		} else if (k > 1) {
-			fwrite(s, 1, k, f);
-		} else {
-			fprintf(f, "\\u%04x", *s);
-			k = 1;
-		}
-		s += k;
-		n -= k;
-	}
-	fputc('"', f);
-}
 
 /* Table text: control characters shown as '?'. */
 static void text(FILE *f, const char *s, int width)
@@ -112,39 +44,39 @@ static void print_json(const struct lb_entries *l)
 
 		fputs(i ? ",\n {" : "\n {", f);
 		fputs("\"title\": ", f);
-		json_str(f, e->title);
+		lb_json_str(f, e->title);
 		fputs(", \"id\": ", f);
-		json_str(f, e->id);
+		lb_json_str(f, e->id);
 		fputs(", \"type\": ", f);
-		json_str(f, e->type == LB_ENTRY_UKI ? "uki" : "linux");
+		lb_json_str(f, e->type == LB_ENTRY_UKI ? "uki" : "linux");
 		fputs(", \"kernel\": ", f);
-		json_str(f, e->kernel);
+		lb_json_str(f, e->kernel);
 		fputs(", \"initrd\": [", f);
 		for (size_t j = 0; j < e->n_initrd; j++) {
 			if (j)
 				fputs(", ", f);
-			json_str(f, e->initrd[j]);
+			lb_json_str(f, e->initrd[j]);
 		}
 		fputs("], \"cmdline\": ", f);
-		json_str(f, e->cmdline);
+		lb_json_str(f, e->cmdline);
 		fputs(", \"fs\": ", f);
-		json_str(f, e->fs);
+		lb_json_str(f, e->fs);
 		fprintf(f, ", \"default\": %s, \"hidden\": %s",
 			e->is_default ? "true" : "false",
 			e->hidden ? "true" : "false");
 		fputs(", \"source\": ", f);
-		json_str(f, e->source);
+		lb_json_str(f, e->source);
 		if (e->version) {
 			fputs(", \"version\": ", f);
-			json_str(f, e->version);
+			lb_json_str(f, e->version);
 		}
 		if (e->sort_key) {
 			fputs(", \"sort_key\": ", f);
-			json_str(f, e->sort_key);
+			lb_json_str(f, e->sort_key);
 		}
 		if (e->devicetree) {
 			fputs(", \"devicetree\": ", f);
-			json_str(f, e->devicetree);
+			lb_json_str(f, e->devicetree);
 		}
 		fputs("}", f);
 	}

@@ -32,6 +32,7 @@ LB_APPLET(fetch, LB_HOST|LB_TARGET,
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "netio.h"
 
 struct out {
@@ -87,21 +88,6 @@ static void progress(void *arg, uint64_t done, uint64_t total, uint64_t rate)
 	}
 	if (tty && total && done >= total)
 		fputc('\n', stderr);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *v)
@@ -238,11 +224,11 @@ int fetch_main(int argc, char **argv)
 	if (json) {
 		uint64_t ms = lb_now_ms() - t0;
 		printf("{\"url\": ");
-		json_str(stdout, url);
+		lb_json_str(stdout, url);
 		printf(", \"final_url\": ");
-		json_str(stdout, res->url);
+		lb_json_str(stdout, res->url);
 		printf(", \"file\": ");
-		json_str(stdout, file);
+		lb_json_str(stdout, file);
 		printf(", \"bytes\": %llu, \"seconds\": %.3f, \"bytes_per_second\": %llu",
 		       (unsigned long long)res->size, (double)ms / 1000,
 		       (unsigned long long)(ms ? res->size * 1000 / ms : 0));

@@ -34,6 +34,7 @@ LB_APPLET(ipxe, LB_HOST|LB_TARGET,
 
 #include "io.h"
 #include "ipxe.h"
+#include "json.h"
 
 #define MAX_SETS 64
 
@@ -180,23 +181,13 @@ static void app_output(void *ctx, const char *text)
 	fputs(text, a->json ? stderr : stdout);
 }
 
+/* NULL is JSON null here (an unset field), not "" */
 static void json_str(FILE *f, const char *s)
 {
-	if (!s) {
+	if (!s)
 		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	else
+		lb_json_str(f, s);
 }
 
 static const char *action_name(enum lb_ipxe_action a)

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "json.h"
 #include "lboot.h"
 #include "io.h"
 #include "uefi/uefi.h"
@@ -70,21 +71,6 @@ static struct lb_uefi_image *load(const char *path, unsigned flags)
 
 /* ---- ls ----------------------------------------------------------------------------- */
 
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static const char *comp_name(enum lb_uefi_comp c)
 {
 	static const char *const n[] = { "", "none", "efi11", "tiano", "lzma", "lzma-f86", "crc32", "plain" };
@@ -97,7 +83,7 @@ static void ls_json(FILE *f, const struct lb_uefi_node *n, int depth)
 	char g[37];
 
 	fprintf(f, "%*s{\"kind\": \"%s\", \"type\": ", depth * 2, "", lb_uefi_kind_name(n->kind));
-	jstr(f, lb_uefi_type_name(n));
+	lb_json_str(f, lb_uefi_type_name(n));
 	if (n->has_guid) {
 		lb_guid_str(n->guid, g);
 		fprintf(f, ", \"guid\": \"%s\"", g);
@@ -106,7 +92,7 @@ static void ls_json(FILE *f, const struct lb_uefi_node *n, int depth)
 	}
 	fputs(", \"name\": ", f);
 	if (n->name)
-		jstr(f, n->name);
+		lb_json_str(f, n->name);
 	else
 		fputs("null", f);
 	if (n->offset == LB_UEFI_NO_OFFSET)
