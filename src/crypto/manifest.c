@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io.h"
 #include "hash.h"
 #include "manifest.h"
 
@@ -16,19 +17,6 @@ static const char *const keys[K_N] = {
 	[K_KERNEL] = "kernel", [K_AUTH] = "kernel-authenticode",
 	[K_INITRD] = "initrd", [K_CMDLINE] = "cmdline",
 };
-
-static void seterr(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
 
 /* days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
  * days_from_civil) */
@@ -147,11 +135,11 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 	int last = -1, lineno = 0, rc = LB_MANIFEST_MALFORMED;
 
 	if (!buf || !len) {
-		seterr(err, errsz, "empty");
+		lb_seterr(err, errsz, "empty");
 		return LB_MANIFEST_MALFORMED;
 	}
 	if (len > LB_MANIFEST_MAX_FILE) {
-		seterr(err, errsz, "over %d bytes", LB_MANIFEST_MAX_FILE);
+		lb_seterr(err, errsz, "over %d bytes", LB_MANIFEST_MAX_FILE);
 		return LB_MANIFEST_TOO_BIG;
 	}
 	if (!(m = calloc(1, sizeof(*m))))
@@ -163,21 +151,21 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 
 		lineno++;
 		if (!nl) {
-			seterr(err, errsz, "line %d: no newline at the end", lineno);
+			lb_seterr(err, errsz, "line %d: no newline at the end", lineno);
 			goto out;
 		}
 		n = (size_t)(nl - p);
 		for (size_t i = 0; i < n; i++) {
 			unsigned char c = (unsigned char)p[i];
 			if (c < ' ' || c == 0x7f) {
-				seterr(err, errsz, "line %d: control character", lineno);
+				lb_seterr(err, errsz, "line %d: control character", lineno);
 				goto out;
 			}
 		}
 		if (lineno == 1) {
 			if (n != strlen(LB_MANIFEST_MAGIC) ||
 			    memcmp(p, LB_MANIFEST_MAGIC, n)) {
-				seterr(err, errsz, "line 1: not \"%s\"", LB_MANIFEST_MAGIC);
+				lb_seterr(err, errsz, "line 1: not \"%s\"", LB_MANIFEST_MAGIC);
 				goto out;
 			}
 			p = nl + 1;
@@ -185,7 +173,7 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 		}
 		sp = memchr(p, ' ', n);
 		if (!sp) {
-			seterr(err, errsz, "line %d: no value", lineno);
+			lb_seterr(err, errsz, "line %d: no value", lineno);
 			goto out;
 		}
 		kl = (size_t)(sp - p);
@@ -195,16 +183,16 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 			if (strlen(keys[k]) == kl && !memcmp(keys[k], p, kl))
 				break;
 		if (k == K_N) {
-			seterr(err, errsz, "line %d: unknown key '%.*s'", lineno,
+			lb_seterr(err, errsz, "line %d: unknown key '%.*s'", lineno,
 			       (int)(kl > 40 ? 40 : kl), p);
 			goto out;
 		}
 		if ((seen & (1u << k)) && k != K_INITRD) {
-			seterr(err, errsz, "line %d: duplicate key '%s'", lineno, keys[k]);
+			lb_seterr(err, errsz, "line %d: duplicate key '%s'", lineno, keys[k]);
 			goto out;
 		}
 		if (k < last) {
-			seterr(err, errsz, "line %d: key '%s' out of order", lineno, keys[k]);
+			lb_seterr(err, errsz, "line %d: key '%s' out of order", lineno, keys[k]);
 			goto out;
 		}
 		seen |= 1u << k;
@@ -212,7 +200,7 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 		switch (k) {
 		case K_ENTRY:
 			if (!id_ok(v, vl)) {
-				seterr(err, errsz, "line %d: bad entry id", lineno);
+				lb_seterr(err, errsz, "line %d: bad entry id", lineno);
 				goto out;
 			}
 			memcpy(m->entry, v, vl);
@@ -220,13 +208,13 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 			break;
 		case K_VERSION:
 			if (parse_u64(v, vl, &m->version)) {
-				seterr(err, errsz, "line %d: bad version", lineno);
+				lb_seterr(err, errsz, "line %d: bad version", lineno);
 				goto out;
 			}
 			break;
 		case K_EXPIRES:
 			if (lb_utc_parse(v, vl, 0, &m->expires)) {
-				seterr(err, errsz, "line %d: bad expiry (YYYY-MM-DDTHH:MM:SSZ)", lineno);
+				lb_seterr(err, errsz, "line %d: bad expiry (YYYY-MM-DDTHH:MM:SSZ)", lineno);
 				goto out;
 			}
 			break;
@@ -237,7 +225,7 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 				     k == K_AUTH ? m->kernel_authenticode : NULL;
 			if (k == K_INITRD) {
 				if (m->n_initrds == LB_MANIFEST_MAX_INITRDS) {
-					seterr(err, errsz, "line %d: over %d initrds",
+					lb_seterr(err, errsz, "line %d: over %d initrds",
 					       lineno, LB_MANIFEST_MAX_INITRDS);
 					rc = LB_MANIFEST_TOO_BIG;
 					goto out;
@@ -245,7 +233,7 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 				d = m->initrd[m->n_initrds++];
 			}
 			if (parse_digest(v, vl, d)) {
-				seterr(err, errsz, "line %d: bad digest (sha256:<64 lower-case hex>)",
+				lb_seterr(err, errsz, "line %d: bad digest (sha256:<64 lower-case hex>)",
 				       lineno);
 				goto out;
 			}
@@ -255,7 +243,7 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 		}
 		case K_CMDLINE:
 			if (vl > LB_MANIFEST_MAX_CMDLINE) {
-				seterr(err, errsz, "line %d: command line over %d bytes",
+				lb_seterr(err, errsz, "line %d: command line over %d bytes",
 				       lineno, LB_MANIFEST_MAX_CMDLINE);
 				rc = LB_MANIFEST_TOO_BIG;
 				goto out;
@@ -270,7 +258,7 @@ int lb_manifest_parse(const uint8_t *buf, size_t len, struct lb_manifest *out,
 	for (int k = 0; k < K_N; k++) {
 		if (k == K_AUTH || k == K_INITRD || (seen & (1u << k)))
 			continue;
-		seterr(err, errsz, "missing key '%s'", keys[k]);
+		lb_seterr(err, errsz, "missing key '%s'", keys[k]);
 		goto out;
 	}
 	*out = *m;

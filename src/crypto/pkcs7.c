@@ -10,6 +10,7 @@
 #include <bearssl/bearssl_rsa.h>
 #include <bearssl/bearssl_x509.h>
 
+#include "io.h"
 #include "authenticode.h"
 #include "hash.h"
 #include "pe.h"
@@ -85,19 +86,6 @@ OID(oid_sha512, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03);
 /* 1.2.840.113549.1.1.x (PKCS#1) and 1.2.840.10045.4.x (ECDSA) prefixes */
 OID(oid_pkcs1, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01);
 OID(oid_ecdsa, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04);
-
-static void seterr(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
 
 /* AlgorithmIdentifier contents { OID, optional NULL } -> our hash alg, or
  * -1 (strict: nothing unsigned is allowed to vary) */
@@ -260,7 +248,7 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 	if (want(&p7, 0x30, &ci, NULL) || want(&ci, 0x06, &oid, NULL) ||
 	    !eq(&oid, oid_signed_data, sizeof(oid_signed_data)) ||
 	    want(&ci, 0xa0, &x, NULL) || want(&x, 0x30, &sd, NULL)) {
-		seterr(err, errsz, "not a PKCS#7 SignedData");
+		lb_seterr(err, errsz, "not a PKCS#7 SignedData");
 		goto out;
 	}
 	/* version 1, digestAlgorithms, contentInfo */
@@ -269,23 +257,23 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 	    want(&sd, 0x30, &ci, NULL) || want(&ci, 0x06, &oid, NULL) ||
 	    !eq(&oid, oid_spc_indirect, sizeof(oid_spc_indirect)) ||
 	    want(&ci, 0xa0, &x, NULL) || want(&x, 0x30, &spc, &spc_all)) {
-		seterr(err, errsz, "no SpcIndirectDataContent");
+		lb_seterr(err, errsz, "no SpcIndirectDataContent");
 		goto out;
 	}
 	/* SpcIndirectDataContent { data, DigestInfo { alg, digest } } */
 	spc2 = spc;
 	if (want(&spc2, 0x30, &x, NULL) || want(&spc2, 0x30, &dinfo, NULL) ||
 	    want(&dinfo, 0x30, &dalg, NULL) || want(&dinfo, 0x04, &dig, NULL)) {
-		seterr(err, errsz, "bad SpcIndirectDataContent");
+		lb_seterr(err, errsz, "bad SpcIndirectDataContent");
 		goto out;
 	}
 	if ((img_alg = hash_alg(dalg)) < 0) {
-		seterr(err, errsz, "image digest algorithm not supported");
+		lb_seterr(err, errsz, "image digest algorithm not supported");
 		rc = LB_PE_SIG_ALGORITHM;
 		goto out;
 	}
 	if (dig.n != lb_hash_len((unsigned)img_alg)) {
-		seterr(err, errsz, "image digest of the wrong length");
+		lb_seterr(err, errsz, "image digest of the wrong length");
 		goto out;
 	}
 	/* [0] certificates, [1] crls (skipped), signerInfos */
@@ -294,7 +282,7 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 	if (sd.n && sd.p[0] == 0xa1 && tlv(&sd, &tag, NULL, NULL))
 		goto out;
 	if (want(&sd, 0x31, &sis, NULL) || want(&sis, 0x30, &si, NULL)) {
-		seterr(err, errsz, "no SignerInfo");
+		lb_seterr(err, errsz, "no SignerInfo");
 		goto out;
 	}
 	/* SignerInfo { version, issuerAndSerialNumber, digestAlgorithm,
@@ -306,11 +294,11 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 	    want(&si, 0x30, &sdalg, NULL) ||
 	    want(&si, 0xa0, &aa, &aa_all) || want(&si, 0x30, &encalg, NULL) ||
 	    want(&si, 0x04, &encdig, NULL)) {
-		seterr(err, errsz, "bad SignerInfo (authenticated attributes are required)");
+		lb_seterr(err, errsz, "bad SignerInfo (authenticated attributes are required)");
 		goto out;
 	}
 	if ((si_alg = hash_alg(sdalg)) < 0) {
-		seterr(err, errsz, "signer digest algorithm not supported");
+		lb_seterr(err, errsz, "signer digest algorithm not supported");
 		rc = LB_PE_SIG_ALGORITHM;
 		goto out;
 	}
@@ -323,13 +311,13 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 			int h2;
 
 			if (want(&algs, 0x30, &a, NULL) || (h2 = hash_alg(a)) < 0) {
-				seterr(err, errsz, "bad digestAlgorithms");
+				lb_seterr(err, errsz, "bad digestAlgorithms");
 				goto out;
 			}
 			found |= h2 == si_alg;
 		}
 		if (!found || sis.n || sd.n) {
-			seterr(err, errsz, "digestAlgorithms or signerInfos not as signed");
+			lb_seterr(err, errsz, "digestAlgorithms or signerInfos not as signed");
 			goto out;
 		}
 	}
@@ -351,7 +339,7 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 	}
 	if (!have_md || !have_ct) {
 bad_attrs:
-		seterr(err, errsz, "bad authenticated attributes");
+		lb_seterr(err, errsz, "bad authenticated attributes");
 		goto out;
 	}
 	/* the certificates; the signer's by issuer and serial number */
@@ -364,7 +352,7 @@ bad_attrs:
 
 		if (n_certs == LB_PE_SIG_MAX_CERTS || want(&certs, 0x30, NULL, &c) ||
 		    cert_parse(c, &cs[n_certs])) {
-			seterr(err, errsz, "bad or too many certificates");
+			lb_seterr(err, errsz, "bad or too many certificates");
 			rc = LB_PE_SIG_MALFORMED;
 			goto out;
 		}
@@ -374,7 +362,7 @@ bad_attrs:
 		if (same(&cs[i].issuer, &siss) && same(&cs[i].serial, &sser))
 			chain[n_chain++] = cs[i];
 	if (!n_chain) {
-		seterr(err, errsz, "the signer's certificate is not in the signature");
+		lb_seterr(err, errsz, "the signer's certificate is not in the signature");
 		rc = LB_PE_SIG_UNTRUSTED;
 		goto out;
 	}
@@ -400,7 +388,7 @@ bad_attrs:
 		goto out;
 	}
 	if ((ok = check_chain(chain, n_chain, tas, n_tas, now, xc, &pk))) {
-		seterr(err, errsz, "certificate chain not trusted (BearSSL error %d)", ok);
+		lb_seterr(err, errsz, "certificate chain not trusted (BearSSL error %d)", ok);
 		rc = LB_PE_SIG_UNTRUSTED;
 		goto out;
 	}
@@ -413,7 +401,7 @@ bad_attrs:
 	lb_hash_update(h, spc.p, spc.n);
 	lb_hash_final(h, &d);
 	if (md.n != lb_hash_len((unsigned)si_alg) || memcmp(md.p, d.d[si_alg], md.n)) {
-		seterr(err, errsz, "message digest attribute does not match the signed content");
+		lb_seterr(err, errsz, "message digest attribute does not match the signed content");
 		rc = LB_PE_SIG_BAD;
 		goto out;
 	}
@@ -433,22 +421,22 @@ bad_attrs:
 			d.d[si_alg], lb_hash_len((unsigned)si_alg), &pk->key.ec,
 			encdig.p, encdig.n);
 	} else {
-		seterr(err, errsz, "signature algorithm not supported");
+		lb_seterr(err, errsz, "signature algorithm not supported");
 		rc = LB_PE_SIG_ALGORITHM;
 		goto out;
 	}
 	if (!ok) {
-		seterr(err, errsz, "the signer's signature does not verify");
+		lb_seterr(err, errsz, "the signer's signature does not verify");
 		rc = LB_PE_SIG_BAD;
 		goto out;
 	}
 	/* last, the image itself: what was signed by a trusted signer */
 	if ((rc = lb_authenticode(img, len, LB_HASH_BIT((unsigned)img_alg), &d))) {
-		seterr(err, errsz, "not a PE image");
+		lb_seterr(err, errsz, "not a PE image");
 		goto out;
 	}
 	if (memcmp(d.d[img_alg], dig.p, dig.n)) {
-		seterr(err, errsz, "image digest differs from the signed one");
+		lb_seterr(err, errsz, "image digest differs from the signed one");
 		rc = LB_PE_SIG_CHANGED;
 		goto out;
 	}
@@ -484,18 +472,18 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 	int rc = LB_PE_SIG_MALFORMED, best = 0, n_sigs = 0;
 	char e1[160];
 
-	seterr(err, errsz, "not a PE image");
+	lb_seterr(err, errsz, "not a PE image");
 	if (!pe)
 		return -ENOMEM;
 	if (lb_pe_parse(img, len, len, pe))
 		goto out;
 	if (!pe->cert_off || !pe->cert_size) {
-		seterr(err, errsz, "not signed (no certificate table)");
+		lb_seterr(err, errsz, "not signed (no certificate table)");
 		rc = LB_PE_SIG_UNSIGNED;
 		goto out;
 	}
 	if ((uint64_t)pe->cert_off + pe->cert_size > len) {
-		seterr(err, errsz, "certificate table outside the file");
+		lb_seterr(err, errsz, "certificate table outside the file");
 		goto out;
 	}
 	if (n_cas > LB_PE_SIG_MAX_CAS)
@@ -537,13 +525,13 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 
 			n_sigs++;
 			if (!r) {
-				seterr(err, errsz, "ok");
+				lb_seterr(err, errsz, "ok");
 				rc = 0;
 				goto out;
 			}
 			if (!best || rank(r) > rank(best)) {
 				best = r;
-				seterr(err, errsz, "%s", e1);
+				lb_seterr(err, errsz, "%s", e1);
 			}
 		}
 		l = (l + 7) & ~7u;
@@ -552,7 +540,7 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 		off += l;
 	}
 	if (!n_sigs) {
-		seterr(err, errsz, "not signed (no PKCS#7 signature in the certificate table)");
+		lb_seterr(err, errsz, "not signed (no PKCS#7 signature in the certificate table)");
 		rc = LB_PE_SIG_UNSIGNED;
 	} else {
 		rc = best;
