@@ -33,7 +33,7 @@ int lb_blob_begin(struct lb_blob *b, size_t cap, unsigned digest_mask)
 
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
-	if ((rc = lb_hash_init(&b->h, digest_mask)))
+	if (digest_mask && (rc = lb_hash_init(&b->h, digest_mask)))
 		return rc;
 	b->fd = (int)syscall(SYS_memfd_create, "lboot-blob",
 			     LB_MFD_CLOEXEC | LB_MFD_ALLOW_SEALING);

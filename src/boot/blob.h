@@ -28,7 +28,7 @@ struct lb_blob {
 };
 
 /* Start an empty blob: memfd_create(MFD_CLOEXEC|MFD_ALLOW_SEALING), digests
- * selected by mask (hash.h, LB_HASH_BIT(alg)...). */
+ * selected by mask (hash.h, LB_HASH_BIT(alg)...; 0: none). */
 int lb_blob_begin(struct lb_blob *b, size_t cap, unsigned digest_mask);
 /* Append len bytes (written whole: short writes and EINTR retried) and hash
  * them. -EFBIG past the cap, -ENOMEM when memory runs out; after an error

@@ -21,6 +21,7 @@
 #include "menu.h"
 #include "progress.h"
 #include "scan.h"
+#include "verify.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -99,6 +100,12 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			size_t l = strlen(tok + 17);
 			if (l < sizeof(o->fault_hang)) {
 				memcpy(o->fault_hang, tok + 17, l + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.verify=", 13)) {
+			size_t l = strlen(tok + 13);
+			if (l < sizeof(o->verify)) {
+				memcpy(o->verify, tok + 13, l + 1);
 				n++;
 			}
 		} else if (!strcmp(tok, "lboot.debug") || !strcmp(tok, "lboot.debug=1")) {
@@ -186,19 +193,66 @@ static void report_configs(const struct lb_entries *l, const struct lb_fsset *se
 		}
 }
 
+/* The verified-boot state of one boot_run: the policy, and why entries
+ * were refused this round (shown by the menu). */
+static struct {
+	struct lb_policy pol;
+	struct lb_verifier v;
+	char **refused;
+	size_t n_refused;
+} vb;
+
+static void refused_clear(void)
+{
+	for (size_t i = 0; i < vb.n_refused; i++)
+		free(vb.refused[i]);
+	free(vb.refused);
+	vb.refused = NULL;
+	vb.n_refused = 0;
+}
+
+static void refused_set(const struct lb_entries *l, const struct lb_entry *e,
+			const char *why)
+{
+	size_t i = (size_t)(e - l->v);
+
+	if (!l || e < l->v || i >= l->n)
+		return;
+	if (vb.n_refused < l->n) {
+		char **nv = realloc(vb.refused, l->n * sizeof(*nv));
+		if (!nv)
+			return;
+		memset(nv + vb.n_refused, 0, (l->n - vb.n_refused) * sizeof(*nv));
+		vb.refused = nv;
+		vb.n_refused = l->n;
+	}
+	free(vb.refused[i]);
+	vb.refused[i] = strdup(why);
+}
+
 /* Load and jump; returns only on failure (or after a dry run: 0). */
 static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
-		     const struct lb_entry *e, const char *cmdline)
+		     const struct lb_entries *l, const struct lb_entry *e,
+		     const char *cmdline)
 {
 	struct lb_kexec_req rq = {
 		.set = set, .entry = e, .cmdline = cmdline,
 		.dry_run = o->dry_run, .log = stdout,
+		.digest_mask = lb_verify_mask(&vb.pol),
+		.check = vb.pol.mode != LB_VERIFY_OFF ? lb_verify_stage : NULL,
+		.check_arg = &vb.v,
 	};
-	char why[512];
+	char why[1024];
 	int r;
 
 	lb_progress(LB_PHASE_LOAD, lb_entry_device(set, e));
 	r = lb_kexec_load(&rq, why, sizeof(why));
+	if (r == -EKEYREJECTED && vb.pol.mode == LB_VERIFY_ENFORCE) {
+		say("lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",
+		    lb_entry_device(set, e), why);
+		refused_set(l, e, why);
+		return r;
+	}
 
 	if (!r) {
 		if (o->dry_run)
@@ -219,12 +273,12 @@ static int try_all(const struct lb_boot_opts *o, const struct lb_fsset *set,
 
 	if (d < 0)
 		d = 0;
-	if (!try_entry(o, set, &l->v[d], NULL))
+	if (!try_entry(o, set, l, &l->v[d], NULL))
 		return 0;
 	for (size_t i = 0; i < l->n; i++) {
 		if ((long)i == d || l->v[i].hidden)
 			continue;
-		if (!try_entry(o, set, &l->v[i], NULL))
+		if (!try_entry(o, set, l, &l->v[i], NULL))
 			return 0;
 	}
 	say("lboot: every entry failed to boot\n");
@@ -247,12 +301,43 @@ static int quiet_tty(struct termios *saved)
 
 static int boot_run(const struct lb_boot_opts *o);
 
+/* The built-in policy, made stricter by lboot.verify=; one line says it. */
+static void policy_setup(const struct lb_boot_opts *o)
+{
+	lb_policy_load(o->policy_root ? o->policy_root : "/", &vb.pol);
+	if (o->verify[0]) {
+		int r = lb_policy_raise(&vb.pol, o->verify);
+		if (r < 0)
+			say("lboot: lboot.verify=%s: want off, warn or enforce; keeping %s\n",
+			    o->verify, lb_verify_mode_name(vb.pol.mode));
+		else if (!r && strcmp(o->verify, lb_verify_mode_name(vb.pol.mode)))
+			say("lboot: lboot.verify=%s ignored: the built-in policy is %s, and the command line may only make it stricter\n",
+			    o->verify, lb_verify_mode_name(vb.pol.mode));
+	}
+	if (vb.pol.err[0])
+		say("lboot: verified boot policy invalid, nothing can boot: %s\n", vb.pol.err);
+	if (vb.pol.mode != LB_VERIFY_OFF)
+		say("lboot: verified boot: %s, %zu trusted key%s, %zu revoked, %zu CA%s%s%s\n",
+		    lb_verify_mode_name(vb.pol.mode), vb.pol.n_trusted,
+		    vb.pol.n_trusted == 1 ? "" : "s", vb.pol.n_revoked, vb.pol.n_cas,
+		    vb.pol.n_cas == 1 ? "" : "s",
+		    vb.pol.allow_edit ? ", edits allowed" : "",
+		    vb.pol.allow_shell ? ", shell allowed" : "");
+	vb.v.pol = &vb.pol;
+	vb.v.log = stdout;
+	lb_scan_set_check(vb.pol.mode != LB_VERIFY_OFF ? lb_verify_config : NULL, &vb.v);
+}
+
 int lb_boot_run(const struct lb_boot_opts *o)
 {
 	struct termios saved;
 	int tty = quiet_tty(&saved), r;
 
+	policy_setup(o);
 	r = boot_run(o);
+	lb_scan_set_check(NULL, NULL);
+	refused_clear();
+	lb_policy_free(&vb.pol);
 	if (tty)
 		tcsetattr(0, TCSANOW, &saved);
 	return r;
@@ -262,6 +347,13 @@ static int boot_run(const struct lb_boot_opts *o)
 {
 	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh" };
 	int interactive = o->recovery || o->interactive, scan = !o->recovery, first = 1;
+
+	if (vb.pol.mode == LB_VERIFY_ENFORCE) {
+		if (!vb.pol.allow_edit)
+			m.no_edit = "verified boot is enforced (build with mkinitramfs --allow-edit to allow)";
+		if (!vb.pol.allow_shell)
+			m.no_shell = "verified boot is enforced (build with mkinitramfs --allow-shell to allow)";
+	}
 
 	for (;;) {
 		struct lb_discover_opts dopts = {
@@ -320,6 +412,8 @@ static int boot_run(const struct lb_boot_opts *o)
 			struct lb_menu_result res;
 
 			lb_progress(LB_PHASE_MENU, NULL);
+			m.refused = vb.refused;
+			m.n_refused = vb.n_refused;
 			if ((r = lb_menu_run(&m, &l, &set, timeout, &res))) {
 				say("lboot: menu: %s\n", strerror(-r));
 				sleep(1);
@@ -334,7 +428,7 @@ static int boot_run(const struct lb_boot_opts *o)
 					goto done_ok;
 				break;
 			case LB_MENU_BOOT:
-				r = res.index < l.n ? try_entry(o, &set, &l.v[res.index], res.cmdline) : -EINVAL;
+				r = res.index < l.n ? try_entry(o, &set, &l, &l.v[res.index], res.cmdline) : -EINVAL;
 				free(res.cmdline);
 				if (!r && o->dry_run)
 					goto done_ok;
@@ -358,6 +452,7 @@ static int boot_run(const struct lb_boot_opts *o)
 				break;
 			case LB_MENU_EOF:
 				if (!o->pid1) {
+					refused_clear();
 					lb_entries_free(&l);
 					lb_discover_release(&set);
 					return 1;
@@ -367,10 +462,12 @@ static int boot_run(const struct lb_boot_opts *o)
 			}
 		}
 		interactive = 1;
+		refused_clear();
 		lb_entries_free(&l);
 		lb_discover_release(&set);
 		continue;
 done_ok:
+		refused_clear();
 		lb_entries_free(&l);
 		lb_discover_release(&set);
 		return 0;

@@ -25,6 +25,8 @@ struct lb_boot_opts {
 	int interactive;     /* scan, then the menu without a countdown */
 	char phase_timeout[64]; /* lboot.phase_timeout=SPEC (progress.h), "" defaults */
 	char fault_hang[80]; /* lboot.fault_hang=PHASE[:DEV] (fault injection) */
+	char verify[16];     /* lboot.verify=: only stricter than the built-in policy */
+	const char *policy_root; /* where etc/lboot/policy is looked for ("/") */
 };
 
 /* Defaults: timeout -1, wait LB_DEFAULT_WAIT. */

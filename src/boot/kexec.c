@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "hash.h"
 #include "kexec.h"
 #include "uptime.h"
 #include "uki.h"
@@ -36,66 +37,6 @@ int lb_kexec_memfd(const char *name)
 	int fd = (int)syscall(SYS_memfd_create, name, LB_MFD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
-}
-
-/* memfd writes: ENOSPC there means out of memory */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	int r = lb_write_all(fd, buf, len);
-
-	return r == -ENOSPC ? -ENOMEM : r;
-}
-
-/* pad the memfd to a multiple of 4 bytes (initrd concatenation rule) */
-static int pad4(int fd, uint64_t *total)
-{
-	static const uint8_t z[4];
-	size_t pad = (size_t)((4 - (*total & 3)) & 3);
-	int r;
-
-	if (!pad)
-		return 0;
-	if ((r = write_all(fd, z, pad)))
-		return r;
-	*total += pad;
-	return 0;
-}
-
-/* write a piece of the initrd and pad it */
-static int append(int fd, const void *buf, size_t len, uint64_t *total)
-{
-	int r = write_all(fd, buf, len);
-
-	if (r)
-		return r;
-	*total += len;
-	return pad4(fd, total);
-}
-
-/* copy all of in to out; *total counts bytes written */
-static int copy_fd(int out, int in, uint64_t *total)
-{
-	uint8_t *buf = malloc(1 << 16);
-	int r = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n = read(in, buf, 1 << 16);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		if (!n)
-			break;
-		if ((r = write_all(out, buf, (size_t)n)))
-			break;
-		*total += (uint64_t)n;
-	}
-	free(buf);
-	return r;
 }
 
 static const char *err_text(int err)
@@ -154,55 +95,6 @@ static long setup_cmdline_size(const uint8_t *h, size_t n)
 		      (uint32_t)h[0x23a] << 16 | (uint32_t)h[0x23b] << 24);
 }
 
-/* bzImage: boot sector signature and the "HdrS" setup header magic; the
- * command line size it takes into *cmdmax */
-static int check_bzimage(int fd, long *cmdmax)
-{
-	uint8_t h[0x23c];
-	ssize_t n = pread(fd, h, sizeof(h), 0);
-
-	if (n < 0)
-		return -errno;
-	*cmdmax = setup_cmdline_size(h, (size_t)n);
-	return *cmdmax < 0 ? (int)*cmdmax : 0;
-}
-
-static int open_file(const struct lb_fs *fs, const char *path, int *fd)
-{
-	struct stat st;
-	int f = lb_fs_open(fs, path);
-
-	if (f < 0)
-		return f;
-	if (fstat(f, &st) < 0) {
-		int r = -errno;
-		close(f);
-		return r;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(f);
-		return -EISDIR;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(f);
-		return -EINVAL;
-	}
-	*fd = f;
-	return 0;
-}
-
-static int read_whole(int fd, uint8_t **buf, size_t *len)
-{
-	int r = lb_read_fd(fd, LB_KEXEC_MAX_UKI, buf, len);
-
-	if (!r && !*len) {
-		free(*buf);
-		*buf = NULL;
-		return -ENOEXEC;
-	}
-	return r;
-}
-
 /* the command line of a UKI's .cmdline: up to a NUL, trailing space cut */
 static char *span_str(const uint8_t *img, const struct lb_span *s)
 {
@@ -221,20 +113,238 @@ static char *span_str(const uint8_t *img, const struct lb_span *s)
 	return c;
 }
 
-int lb_kexec_append_files(int out, const struct lb_fs *fs, char *const *paths,
-			  size_t n, uint64_t *total, char *why, size_t whysz)
-{
-	for (size_t i = 0; i < n; i++) {
-		int fd, r;
 
-		if ((r = open_file(fs, paths[i], &fd)))
-			return fail(why, whysz, paths[i], r, NULL);
-		r = copy_fd(out, fd, total);
-		close(fd);
-		if (!r)
-			r = pad4(out, total);
-		if (r)
-			return fail(why, whysz, paths[i], r, NULL);
+/* blob writes with the caller's meaning of errors */
+#define CHUNK ((size_t)1 << 20)
+
+static int pad4(struct lb_blob *b)
+{
+	static const uint8_t z[4];
+	size_t pad = (size_t)((4 - (b->size & 3)) & 3);
+
+	return pad ? lb_blob_write(b, z, pad) : 0;
+}
+
+/* a regular file of fs, opened (FIFOs and devices never are: fs.c) */
+static int open_file(const struct lb_fs *fs, const char *path, int *fd)
+{
+	struct stat st;
+	int f = lb_fs_open(fs, path);
+
+	if (f < 0)
+		return f;
+	if (fstat(f, &st) < 0) {
+		int r = -errno;
+		close(f);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(f);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	*fd = f;
+	return 0;
+}
+
+static struct lb_stage_part *add_part(struct lb_stage *st, const char *name,
+				      int from_entry)
+{
+	struct lb_stage_part *p;
+
+	if (st->n_parts >= LB_STAGE_MAX_PARTS)
+		return NULL;
+	p = &st->part[st->n_parts++];
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->from_entry = from_entry;
+	p->off = st->initrd.size;
+	return p;
+}
+
+static void note_initrd(struct lb_stage *st, const char *name)
+{
+	size_t l = strlen(st->initrds);
+
+	if (l < sizeof(st->initrds) - 1)
+		snprintf(st->initrds + l, sizeof(st->initrds) - l, "%s%s",
+			 l ? "," : "", name);
+}
+
+/* a piece of memory (a UKI section) into the initrd blob */
+static int stage_mem(struct lb_stage *st, const char *name, const uint8_t *p,
+		     size_t len)
+{
+	struct lb_stage_part *part = add_part(st, name, 0);
+	int r;
+
+	if (!part)
+		return -E2BIG;
+	if ((r = lb_blob_write(&st->initrd, p, len)) || (r = pad4(&st->initrd)))
+		return r;
+	part->len = len;
+	note_initrd(st, name);
+	return 0;
+}
+
+/* an initrd file: read once into the initrd blob, hashed on its own too */
+static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
+		      uint8_t *buf)
+{
+	struct lb_stage_part *part = add_part(st, path, 1);
+	struct lb_hash h;
+	int fd, r;
+
+	if (!part)
+		return -E2BIG;
+	if (mask && (r = lb_hash_init(&h, mask)))
+		return r;
+	if ((r = open_file(st->fs, path, &fd)))
+		return r;
+	for (;;) {
+		ssize_t n = read(fd, buf, CHUNK);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (!n)
+			break;
+		if ((r = lb_blob_write(&st->initrd, buf, (size_t)n)))
+			break;
+		if (mask)
+			lb_hash_update(&h, buf, (size_t)n);
+		part->len += (uint64_t)n;
+	}
+	close(fd);
+	if (r)
+		return r;
+	if (mask)
+		lb_hash_final(&h, &part->dig);
+	note_initrd(st, path);
+	return pad4(&st->initrd);
+}
+
+void lb_stage_free(struct lb_stage *st)
+{
+	lb_blob_free(&st->file);
+	lb_blob_free(&st->linux_);
+	lb_blob_free(&st->initrd);
+	free(st->cmdline);
+	memset(st, 0, sizeof(*st));
+	st->file.fd = st->linux_.fd = st->initrd.fd = -1;
+}
+
+static int stage_fail(struct lb_stage *st, char *why, size_t whysz,
+		      const char *file, int r, const char *what)
+{
+	lb_stage_free(st);
+	return fail(why, whysz, file, r, what);
+}
+
+int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
+		   const char *cmdline, unsigned mask, struct lb_stage *st,
+		   char *why, size_t whysz)
+{
+	const uint8_t *img;
+	struct lb_uki u;
+	uint8_t *buf = NULL;
+	size_t n_initrd;
+	const char *cmd;
+	int fd, r;
+
+	memset(st, 0, sizeof(*st));
+	st->file.fd = st->linux_.fd = st->initrd.fd = -1;
+	if (!set || !e)
+		return fail(why, whysz, "entry", -EINVAL, "no entry");
+	if (!e->kernel || !*e->kernel)
+		return fail(why, whysz, "entry", -ENOENT, "no kernel path");
+	st->fs = e->fs ? lb_fsset_by_ident(set, e->fs) : NULL;
+	if (!st->fs && !e->fs && set->n == 1)
+		st->fs = &set->v[0];
+	if (!st->fs)
+		return fail(why, whysz, e->fs ? e->fs : "(no filesystem)", -ENODEV,
+			    "filesystem not found (ENODEV)");
+
+	/* the kernel file (or UKI), once */
+	if ((r = open_file(st->fs, e->kernel, &fd)))
+		return stage_fail(st, why, whysz, e->kernel, r, NULL);
+	r = lb_blob_from_fd(fd, LB_KEXEC_MAX_UKI, mask, &st->file);
+	close(fd);
+	if (r)
+		return stage_fail(st, why, whysz, e->kernel, r, NULL);
+	if ((r = lb_blob_map(&st->file, &img)))
+		return stage_fail(st, why, whysz, e->kernel, r, NULL);
+
+	st->is_uki = e->type == LB_ENTRY_UKI;
+	if (st->is_uki) {
+		if (!st->file.size)
+			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC,
+					  "empty file (ENOEXEC)");
+		if ((r = lb_uki_split(img, st->file.size, &u)))
+			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC,
+					  r == -ENOENT ? "UKI without a .linux section (ENOEXEC)"
+						       : "not a PE unified kernel image (ENOEXEC)");
+		st->cmdmax = setup_cmdline_size(img + u.linux_.off,
+						u.linux_.len < 0x23c ? u.linux_.len : 0x23c);
+		if (st->cmdmax < 0)
+			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC,
+					  "UKI .linux section is not a bzImage (ENOEXEC)");
+		if ((r = lb_blob_begin(&st->linux_, LB_KEXEC_MAX_UKI, 0)) ||
+		    (r = lb_blob_write(&st->linux_, img + u.linux_.off, u.linux_.len)) ||
+		    (r = lb_blob_end(&st->linux_)))
+			return stage_fail(st, why, whysz, e->kernel, r, NULL);
+	} else {
+		st->cmdmax = setup_cmdline_size(img, st->file.size < 0x23c ?
+						     (size_t)st->file.size : 0x23c);
+		if (st->cmdmax < 0)
+			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC,
+					  "not a bzImage (ENOEXEC)");
+	}
+
+	/* the initrd the kernel receives: UKI sections, then the entry's files */
+	n_initrd = e->n_initrd < LB_MAX_INITRDS ? e->n_initrd : LB_MAX_INITRDS;
+	if ((st->is_uki && (u.ucode.len || u.initrd.len)) || n_initrd) {
+		if ((r = lb_blob_begin(&st->initrd, LB_KEXEC_MAX_UKI, mask)))
+			return stage_fail(st, why, whysz, e->kernel, r, NULL);
+		if (st->is_uki && u.ucode.len &&
+		    (r = stage_mem(st, ".ucode", img + u.ucode.off, u.ucode.len)))
+			return stage_fail(st, why, whysz, e->kernel, r, NULL);
+		if (st->is_uki && u.initrd.len &&
+		    (r = stage_mem(st, ".initrd", img + u.initrd.off, u.initrd.len)))
+			return stage_fail(st, why, whysz, e->kernel, r, NULL);
+		if (n_initrd && !(buf = malloc(CHUNK)))
+			return stage_fail(st, why, whysz, e->initrd[0], -ENOMEM, NULL);
+		for (size_t i = 0; i < n_initrd; i++)
+			if ((r = stage_file(st, e->initrd[i], mask, buf))) {
+				free(buf);
+				return stage_fail(st, why, whysz, e->initrd[i], r, NULL);
+			}
+		free(buf);
+		if ((r = lb_blob_end(&st->initrd)))
+			return stage_fail(st, why, whysz, e->kernel, r, NULL);
+	}
+
+	/* the command line: the caller's, the UKI's, the entry's */
+	if (cmdline) {
+		st->cmdline = strdup(cmdline);
+		st->cmdline_edited = 1;
+	} else if (st->is_uki && u.cmdline.len) {
+		st->cmdline = span_str(img, &u.cmdline);
+		st->cmdline_from_uki = 1;
+	} else {
+		st->cmdline = strdup(e->cmdline ? e->cmdline : "");
+	}
+	if (!st->cmdline)
+		return stage_fail(st, why, whysz, e->kernel, -ENOMEM, NULL);
+	cmd = st->cmdline;
+	if (strlen(cmd) > (size_t)st->cmdmax) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%zu bytes, the kernel takes at most %ld (E2BIG)",
+			 strlen(cmd), st->cmdmax);
+		return stage_fail(st, why, whysz, "command line", -E2BIG, what);
 	}
 	return 0;
 }
@@ -250,149 +360,28 @@ static int kexec_file_load(int kfd, int ifd, const char *cmdline, unsigned long 
 
 int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 {
-	const struct lb_entry *e = rq->entry;
-	const struct lb_fs *fs;
-	int kfd = -1, ifd = -1, fd = -1, r;
-	unsigned long flags = 0;
-	long cmdmax = 0;
-	uint8_t *img = NULL;
-	size_t imglen = 0;
-	char *cmd_alloc = NULL, initrds[1024] = "";
-	const char *cmdline;
-	uint64_t total = 0;
-	size_t ilen = 0;
+	const struct lb_entry *e = rq ? rq->entry : NULL;
+	struct lb_stage st;
+	int r;
 
-	if (!rq || !e || !rq->set)
+	if (!rq || !e)
 		return fail(why, whysz, "entry", -EINVAL, "no entry");
-	if (!e->kernel || !*e->kernel)
-		return fail(why, whysz, "entry", -ENOENT, "no kernel path");
-	fs = e->fs ? lb_fsset_by_ident(rq->set, e->fs) : NULL;
-	if (!fs && !e->fs && rq->set->n == 1)
-		fs = &rq->set->v[0];
-	if (!fs)
-		return fail(why, whysz, e->fs ? e->fs : "(no filesystem)", -ENODEV,
-			    "filesystem not found (ENODEV)");
-	if ((r = open_file(fs, e->kernel, &fd))) {
-		fail(why, whysz, e->kernel, r, NULL);
+	if ((r = lb_kexec_stage(rq->set, e, rq->cmdline, rq->digest_mask, &st,
+				why, whysz)))
+		return r;
+	if (rq->check && (r = rq->check(rq->check_arg, e, &st, why, whysz)))
 		goto out;
-	}
-
-	if (e->type == LB_ENTRY_UKI) {
-		struct lb_uki u;
-
-		if ((r = read_whole(fd, &img, &imglen))) {
-			fail(why, whysz, e->kernel, r, r == -ENOEXEC ? "empty file (ENOEXEC)" : NULL);
-			goto out;
-		}
-		if ((r = lb_uki_split(img, imglen, &u))) {
-			fail(why, whysz, e->kernel, -ENOEXEC,
-			     r == -ENOENT ? "UKI without a .linux section (ENOEXEC)"
-					  : "not a PE unified kernel image (ENOEXEC)");
-			r = -ENOEXEC;
-			goto out;
-		}
-		cmdmax = setup_cmdline_size(img + u.linux_.off,
-					    u.linux_.len < 0x23c ? u.linux_.len : 0x23c);
-		if (cmdmax < 0) {
-			r = fail(why, whysz, e->kernel, -ENOEXEC,
-				 "UKI .linux section is not a bzImage (ENOEXEC)");
-			goto out;
-		}
-		if ((kfd = lb_kexec_memfd("lboot-kernel")) < 0) {
-			r = kfd;
-			fail(why, whysz, e->kernel, r, NULL);
-			goto out;
-		}
-		if ((r = write_all(kfd, img + u.linux_.off, u.linux_.len))) {
-			fail(why, whysz, e->kernel, r, NULL);
-			goto out;
-		}
-		if (u.ucode.len || u.initrd.len || e->n_initrd) {
-			if ((ifd = lb_kexec_memfd("lboot-initrd")) < 0) {
-				r = ifd;
-				fail(why, whysz, e->kernel, r, NULL);
-				goto out;
-			}
-		}
-		if (u.ucode.len) {
-			if ((r = append(ifd, img + u.ucode.off, u.ucode.len, &total))) {
-				fail(why, whysz, e->kernel, r, NULL);
-				goto out;
-			}
-			ilen += (size_t)snprintf(initrds + ilen, sizeof(initrds) - ilen,
-						 "%s.ucode", ilen ? "," : "");
-		}
-		if (u.initrd.len) {
-			if ((r = append(ifd, img + u.initrd.off, u.initrd.len, &total))) {
-				fail(why, whysz, e->kernel, r, NULL);
-				goto out;
-			}
-			if (ilen < sizeof(initrds))
-				ilen += (size_t)snprintf(initrds + ilen, sizeof(initrds) - ilen,
-							 "%s.initrd", ilen ? "," : "");
-		}
-		if (!rq->cmdline && u.cmdline.len &&
-		    !(cmd_alloc = span_str(img, &u.cmdline))) {
-			r = fail(why, whysz, e->kernel, -ENOMEM, NULL);
-			goto out;
-		}
-		free(img);
-		img = NULL;
-		close(fd);
-		fd = -1;
-	} else {
-		if ((r = check_bzimage(fd, &cmdmax))) {
-			fail(why, whysz, e->kernel, r,
-			     r == -ENOEXEC ? "not a bzImage (ENOEXEC)" : NULL);
-			goto out;
-		}
-		kfd = fd;
-		fd = -1;
-	}
-
-	/* initrds of the entry: one is passed as is, several are concatenated */
-	if (e->n_initrd == 1 && ifd < 0) {
-		if ((r = open_file(fs, e->initrd[0], &ifd))) {
-			fail(why, whysz, e->initrd[0], r, NULL);
-			goto out;
-		}
-		snprintf(initrds, sizeof(initrds), "%s", e->initrd[0]);
-	} else if (e->n_initrd) {
-		if (ifd < 0 && (ifd = lb_kexec_memfd("lboot-initrd")) < 0) {
-			r = ifd;
-			fail(why, whysz, e->initrd[0], r, NULL);
-			goto out;
-		}
-		if ((r = lb_kexec_append_files(ifd, fs, e->initrd,
-					       e->n_initrd < LB_MAX_INITRDS ? e->n_initrd : LB_MAX_INITRDS,
-					       &total, why, whysz)))
-			goto out;
-		for (size_t i = 0; i < e->n_initrd && i < LB_MAX_INITRDS; i++)
-			if (ilen < sizeof(initrds))
-				ilen += (size_t)snprintf(initrds + ilen, sizeof(initrds) - ilen,
-							 "%s%s", ilen ? "," : "", e->initrd[i]);
-	}
-	if (ifd < 0)
-		flags |= LB_KEXEC_FILE_NO_INITRAMFS;
-
-	cmdline = rq->cmdline ? rq->cmdline : cmd_alloc ? cmd_alloc :
-		  e->cmdline ? e->cmdline : "";
-	if (strlen(cmdline) > (size_t)cmdmax) {
-		char what[128];
-
-		snprintf(what, sizeof(what), "%zu bytes, the kernel takes at most %ld (E2BIG)",
-			 strlen(cmdline), cmdmax);
-		r = fail(why, whysz, "command line", -E2BIG, what);
-		goto out;
-	}
-	if (!rq->dry_run && (r = kexec_file_load(kfd, ifd, cmdline, flags))) {
+	if (!rq->dry_run &&
+	    (r = kexec_file_load(st.is_uki ? st.linux_.fd : st.file.fd, st.initrd.fd,
+				 st.cmdline,
+				 st.initrd.fd < 0 ? LB_KEXEC_FILE_NO_INITRAMFS : 0))) {
 		fail(why, whysz, e->kernel, r, NULL);
 		goto out;
 	}
 	if (rq->log) {
 		fprintf(rq->log, "lboot: %skexec '%s' kernel=%s initrd=%s cmdline=%s\n",
 			rq->dry_run ? "would " : "", e->title ? e->title : "",
-			e->kernel, initrds[0] ? initrds : "none", cmdline);
+			e->kernel, st.initrds[0] ? st.initrds : "none", st.cmdline);
 		if (!rq->dry_run) {
 			char up[32];
 			fprintf(rq->log, "lboot: loaded; handing over at uptime %s s\n",
@@ -402,14 +391,7 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 	}
 	r = 0;
 out:
-	free(img);
-	free(cmd_alloc);
-	if (fd >= 0)
-		close(fd);
-	if (kfd >= 0)
-		close(kfd);
-	if (ifd >= 0)
-		close(ifd);
+	lb_stage_free(&st);
 	return r;
 }
 

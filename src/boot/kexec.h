@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "blob.h"
 #include "entry.h"
 #include "fs.h"
 
@@ -21,38 +22,82 @@
 #define LB_KEXEC_MAX_UKI     (512u << 20)
 #define LB_KEXEC_MAX_CMDLINE 4096
 
+/*
+ * An entry read once into memory (docs/verified-boot.md): the kernel file
+ * (a bzImage, or the UKI) as one sealed memfd, and for a UKI its .linux
+ * section copied out of that memfd; the initrd the kernel receives as one
+ * sealed memfd (UKI .ucode and .initrd sections, then the entry's initrds,
+ * each padded to 4 bytes), with each piece's place and digests; the
+ * command line. Everything is hashed in the one read (digests chosen by
+ * the mask); verification and measurement look only at these bytes, and
+ * kexec_file_load gets these memfds: nothing is read again from the disk.
+ */
+#define LB_STAGE_MAX_PARTS (LB_MAX_INITRDS + 2)
+
+struct lb_stage_part {
+	const char *name;        /* the entry's path, or ".ucode" / ".initrd" */
+	uint64_t off, len;       /* inside the initrd blob, padding excluded */
+	int from_entry;          /* an initrd file of the entry (not a UKI section) */
+	struct lb_digests dig;   /* of this piece (entry initrds only) */
+};
+
+struct lb_stage {
+	const struct lb_fs *fs;        /* where the files were read */
+	struct lb_blob file;           /* the kernel file / UKI as read */
+	struct lb_blob linux_;         /* UKI: its .linux; else fd -1 */
+	struct lb_blob initrd;         /* fd -1 when there is none */
+	struct lb_stage_part part[LB_STAGE_MAX_PARTS];
+	size_t n_parts;
+	int is_uki;
+	char *cmdline;                 /* what the kernel gets (malloc'd) */
+	int cmdline_edited;            /* given by the caller (menu edit) */
+	int cmdline_from_uki;          /* the UKI's .cmdline section */
+	long cmdmax;                   /* the kernel's setup header limit */
+	char initrds[1024];            /* "PATH,PATH" for messages */
+};
+
+/*
+ * Read entry e of set into st (digests of the file, the initrd and each
+ * initrd piece as digest_mask selects; 0: none). cmdline: a replacement
+ * command line (menu edit), NULL for the entry's. On failure returns a
+ * negative errno, puts "FILE: REASON" into why and holds nothing:
+ * -ENODEV (filesystem not found), -ENOENT (missing file), -ENOEXEC (not
+ * a bzImage / not a UKI), -E2BIG (command line longer than the kernel's
+ * setup header allows: "command line: N bytes, the kernel takes at most
+ * M (E2BIG)"), -EISDIR, -EINVAL (not a regular file), -EFBIG, -ENOMEM.
+ */
+int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
+		   const char *cmdline, unsigned digest_mask,
+		   struct lb_stage *st, char *why, size_t whysz);
+void lb_stage_free(struct lb_stage *st);
+
 struct lb_kexec_req {
 	const struct lb_fsset *set;  /* where entry->fs is looked up */
 	const struct lb_entry *entry;
 	const char *cmdline;         /* replacement command line, NULL = the entry's */
-	int dry_run;                 /* open and check everything, load nothing */
+	int dry_run;                 /* read and check everything, load nothing */
 	FILE *log;                   /* gets the "lboot: kexec '...'" line */
+	unsigned digest_mask;        /* digests the check needs (hash.h) */
+	/* Called between the read and the load, with the bytes that will be
+	 * loaded: 0 to go on, or a negative errno and "FILE: REASON" in why
+	 * (verification refusals: -EKEYREJECTED). NULL: no check. */
+	int (*check)(void *arg, const struct lb_entry *e, struct lb_stage *st,
+		     char *why, size_t whysz);
+	void *check_arg;
 };
 
 /*
- * Open the entry's kernel and initrds on its filesystem, build the initrd
- * (several concatenated into a memfd, each padded to 4 bytes; for a UKI its
- * .ucode and .initrd sections first) and kexec_file_load() it. On success
- * prints `lboot: kexec 'TITLE' kernel=PATH initrd=PATHS cmdline=CMDLINE`
- * (dry run: `lboot: would kexec ...`) to req->log and returns 0. On failure
- * returns a negative errno and puts "FILE: REASON" into why:
- * -ENODEV (filesystem not found), -ENOENT (missing file), -ENOEXEC (not a
- * bzImage / kernel refused the format), -E2BIG (command line longer than
- * the kernel's setup header allows: "command line: N bytes, the kernel
- * takes at most M (E2BIG)"), -EKEYREJECTED (signature),
- * -ENOMEM, -ENOSYS (kernel without kexec_file_load), others as the kernel
- * returned them.
+ * lb_kexec_stage, req->check, then kexec_file_load() of the staged memfds.
+ * On success prints `lboot: kexec 'TITLE' kernel=PATH initrd=PATHS
+ * cmdline=CMDLINE` (dry run: `lboot: would kexec ...`) to req->log and
+ * returns 0. On failure returns what lb_kexec_stage or the check returned,
+ * or the kernel's error (-ENOEXEC: the kernel refused the format,
+ * -EKEYREJECTED: signature (KEXEC_SIG), -ENOSYS: no kexec_file_load).
  */
 int lb_kexec_load(const struct lb_kexec_req *req, char *why, size_t whysz);
 
 /* A close-on-exec memfd, or negative errno. */
 int lb_kexec_memfd(const char *name);
-
-/* Append the files `paths` of fs to the file `out`, each padded with zeros
- * to a multiple of 4 bytes (*total counts the bytes written; the padding
- * is computed from it). On failure "FILE: REASON" goes into why. */
-int lb_kexec_append_files(int out, const struct lb_fs *fs, char *const *paths,
-			  size_t n, uint64_t *total, char *why, size_t whysz);
 
 /* sync() and reboot(LINUX_REBOOT_CMD_KEXEC). Returns (negative errno)
  * only on failure. */

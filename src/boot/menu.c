@@ -215,6 +215,8 @@ static void show(const struct lb_menu *m, const struct lb_entries *l,
 		out(m, " %c%2zu) %*s%s (%s)%s\n", (long)vis[i] == d ? '*' : ' ', i + 1,
 		    2 * depth(e), "", e->title ? e->title : e->kernel ? e->kernel : "?",
 		    lb_entry_device(set, e), (long)vis[i] == d ? " [default]" : "");
+		if (vis[i] < m->n_refused && m->refused && m->refused[vis[i]])
+			out(m, "      refused: %s\n", m->refused[vis[i]]);
 	}
 	if (k)
 		out(m, "  Enter: boot default, N Enter: boot entry N, e: edit command line,\n");
@@ -371,6 +373,10 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 				out(m, "\nlboot: %s\nlboot> ", sel == -2 ? "no such entry" : "no entries to boot");
 				continue;
 			}
+			if (c == 'e' && m->no_edit) {
+				out(m, "\nlboot: editing refused: %s\nlboot> ", m->no_edit);
+				continue;
+			}
 			if (c == 'e') {
 				r = edit(m, l, (size_t)sel, res);
 				if (r == -ECANCELED || r == -EPIPE) {
@@ -393,7 +399,9 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 		nn = 0;
 		switch (c) {
 		case 's':
-			if (shell)
+			if (m->no_shell)
+				out(m, "\nlboot: shell refused: %s\n", m->no_shell);
+			else if (shell)
 				run_shell(m, &t);
 			else
 				out(m, "\nlboot: no shell in this image\n");

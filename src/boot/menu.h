@@ -25,6 +25,12 @@ struct lb_menu_result {
 struct lb_menu {
 	int in, out;            /* console fds (0, 1) */
 	const char *shell;      /* "/bin/sh", offered when executable */
+	/* Verified boot: when set, 'e' / 's' are refused with this reason. */
+	const char *no_edit, *no_shell;
+	/* refused[i] (when set and i < n_refused): why entry i was refused
+	 * this round; the menu shows it under the entry. */
+	char *const *refused;
+	size_t n_refused;
 };
 
 /*

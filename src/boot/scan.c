@@ -33,6 +33,7 @@
  * XBOOTLDR filesystem (each is sorted on its own).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -149,6 +150,125 @@ static const char *const syslinux_paths[] = {
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+/* --- config files read per group (verified boot) --------------------- */
+
+#define MAX_READS 256
+
+struct read_rec {
+	char *path;  /* "PATH on DEVICE" */
+	size_t plen; /* length of PATH */
+	int rc;
+};
+
+static struct {
+	lb_scan_check_fn fn;
+	void *arg;
+	struct read_rec v[MAX_READS];
+	size_t n;
+	int overflow;
+} rd;
+
+void lb_scan_set_check(lb_scan_check_fn fn, void *arg)
+{
+	rd.fn = fn;
+	rd.arg = arg;
+}
+
+static void on_read(void *arg, const struct lb_fs *fs, const char *path,
+		    const uint8_t *buf, size_t len)
+{
+	struct read_rec *r;
+	const char *dev = fs->name ? fs->name : lb_fs_ident(fs);
+
+	if (rd.n >= MAX_READS) {
+		rd.overflow = 1;
+		return;
+	}
+	r = &rd.v[rd.n];
+	if (asprintf(&r->path, "%s on %s", path, dev ? dev : "?") < 0) {
+		rd.overflow = 1;
+		return;
+	}
+	r->plen = strlen(path);
+	lb_fs_read_hook = NULL; /* the check reads signature files */
+	r->rc = rd.fn(rd.arg, fs, path, buf, len);
+	lb_fs_read_hook = on_read;
+	rd.n++;
+}
+
+static void reads_start(void)
+{
+	if (!rd.fn)
+		return;
+	rd.n = 0;
+	rd.overflow = 0;
+	lb_fs_read_hook = on_read;
+	lb_fs_read_hook_arg = NULL;
+}
+
+static void reads_clear(void)
+{
+	for (size_t i = 0; i < rd.n; i++)
+		free(rd.v[i].path);
+	rd.n = 0;
+	lb_fs_read_hook = NULL;
+}
+
+static int ends_with(const char *s, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return n >= k && !memcmp(s + n - k, suf, k);
+}
+
+/* a file that does not define entry e: loader.conf, another BLS entry */
+static int not_a_dep(const struct read_rec *r, const struct lb_entry *e)
+{
+	const char *src = e->source ? e->source : "";
+	const char *colon = strrchr(src, ':');
+	size_t slen = colon ? (size_t)(colon - src) : strlen(src);
+
+	if (ends_with(r->path, r->plen, "/loader/loader.conf"))
+		return 1;
+	if (strstr(r->path, "/loader/entries/") && ends_with(r->path, r->plen, ".conf"))
+		return !(slen == r->plen && !memcmp(src, r->path, slen));
+	return 0;
+}
+
+/* give each entry of g what the recorded reads say of it; then forget them */
+static void reads_apply(struct lb_entries *g)
+{
+	if (!rd.fn)
+		return;
+	lb_fs_read_hook = NULL;
+	for (size_t i = 0; i < g->n; i++) {
+		struct lb_entry *e = &g->v[i];
+		const struct read_rec *first = NULL, *bad = NULL;
+
+		e->cfg_checked = 1;
+		e->cfg_rc = 0;
+		for (size_t j = 0; j < rd.n; j++) {
+			if (not_a_dep(&rd.v[j], e))
+				continue;
+			if (!first)
+				first = &rd.v[j];
+			if (rd.v[j].rc && !bad)
+				bad = &rd.v[j];
+		}
+		if (rd.overflow) {
+			e->cfg_rc = -E2BIG;
+			bad = NULL;
+		} else if (bad) {
+			e->cfg_rc = bad->rc;
+		}
+		if (bad || first) {
+			free(e->cfg_file);
+			e->cfg_file = strdup((bad ? bad : first)->path);
+		}
+	}
+	reads_clear();
+}
+
 int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	       struct lb_entries *out)
 {
@@ -163,7 +283,12 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	for (size_t i = 0; i < N(grub_paths) && !grub_cfg; i++)
 		if (isfile(fs, grub_paths[i]))
 			grub_cfg = grub_paths[i];
-	if (grub_cfg && (rg = lb_grub_parse(all, fs, grub_cfg, &gg, &info)) == -ENOMEM) {
+	if (grub_cfg) {
+		reads_start();
+		rg = lb_grub_parse(all, fs, grub_cfg, &gg, &info);
+		reads_apply(&gg);
+	}
+	if (grub_cfg && rg == -ENOMEM) {
 		lb_entries_free(&gg);
 		return rg;
 	}
@@ -173,7 +298,9 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	    (isdir(fs, "/loader/entries") && !blscfg) ||
 	    isdir(fs, "/EFI/Linux") ||
 	    exists(fs, "/EFI/systemd/systemd-bootx64.efi")) {
+		reads_start();
 		r = lb_bls_scan(fs, "", &g);
+		reads_apply(&g);
 		if ((r = group_done(out, &g, r, "/loader"))) {
 			lb_entries_free(&gg);
 			return r;
@@ -198,7 +325,9 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 				strcat(path, "/grub.cfg");
 				if (!isfile(fs, path))
 					continue;
+				reads_start();
 				r = lb_grub_parse(all, fs, path, &g, &info);
+				reads_apply(&g);
 				blscfg |= info.ran_blscfg;
 				if ((r = group_done(out, &g, r, path))) {
 					lb_fs_list_free(names, n);
@@ -210,7 +339,9 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	}
 	/* 3. BLS entries in /boot of a root filesystem */
 	if (isdir(fs, "/boot/loader/entries") && !blscfg) {
+		reads_start();
 		r = lb_bls_scan(fs, "/boot", &g);
+		reads_apply(&g);
 		if ((r = group_done(out, &g, r, "/boot/loader")))
 			return r;
 	}
@@ -218,7 +349,9 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	for (size_t i = 0; i < N(syslinux_paths); i++) {
 		if (!isfile(fs, syslinux_paths[i]))
 			continue;
+		reads_start();
 		r = lb_syslinux_parse_fs(fs, syslinux_paths[i], &g);
+		reads_apply(&g);
 		if ((r = group_done(out, &g, r, syslinux_paths[i])))
 			return r;
 		break;

@@ -4,6 +4,8 @@
 #ifndef LB_SCAN_H
 #define LB_SCAN_H
 
+#include <stdint.h>
+
 #include "entry.h"
 #include "fs.h"
 
@@ -22,5 +24,19 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 /* lb_scan_fs over each filesystem of `all` in order; the default of the
  * whole list is the default of the first filesystem that has entries. */
 int lb_scan(const struct lb_fsset *all, struct lb_entries *out);
+
+/*
+ * Verified boot: when a check is set, every config file a parser reads is
+ * passed to it with the exact bytes parsed (it returns 0 when the file has
+ * a valid signature of a trusted key, else a sig.h reason), and each entry
+ * gets cfg_checked, cfg_rc and cfg_file (entry.h) from the files that
+ * define it: the files read while its config was evaluated (GRUB's sourced
+ * files and grubenv, syslinux includes), except loader.conf and other BLS
+ * entries' .conf files. A UKI found by the BLS scan depends on none (its
+ * own signature covers its command line). NULL turns it off.
+ */
+typedef int (*lb_scan_check_fn)(void *arg, const struct lb_fs *fs,
+				const char *path, const uint8_t *buf, size_t len);
+void lb_scan_set_check(lb_scan_check_fn fn, void *arg);
 
 #endif

@@ -4,6 +4,8 @@
 LB_APPLET(mkinitramfs, LB_HOST,
 "usage: lboot mkinitramfs -o OUT [--init BINARY] [--busybox[=PATH]]\n"
 "         [--compress xz|gzip|none] [--mtime EPOCH] [--file SRC[:DST]]... [SRC[:DST]...]\n"
+"         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
+"         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
 "/dev/null (c 1 3).\n"
@@ -19,6 +21,21 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "                      at DST (default /basename(SRC)); DST ending in / puts it\n"
 "                      under DST; a directory with DST / merges into the root;\n"
 "                      the last ':' splits SRC from DST\n"
+"Verified boot (docs/verified-boot.md), stored as /etc/lboot/policy,\n"
+"/etc/lboot/trust/KEYID.pub, /etc/lboot/revoked/KEYID.pub and\n"
+"/etc/lboot/trust-x509/N.der; lboot.verify= on the kernel command line can\n"
+"only make the policy stricter:\n"
+"  --verify MODE       off (default without keys), warn (boot, and say what\n"
+"                      failed), enforce (default with keys: boot only what a\n"
+"                      trusted key or CA covers)\n"
+"  --trust KEY.pub     a minisign (or signify) public key (repeatable)\n"
+"  --revoke KEY.pub    a key whose signatures are refused (repeatable)\n"
+"  --trust-x509 CERT   a CA (PEM or DER) for PE-signed kernels and UKIs\n"
+"  --allow-edit        enforce: allow editing a command line at the menu\n"
+"  --allow-shell       enforce: allow the menu's shell\n"
+"  --manifest-floor N  refuse manifests with a version below N\n"
+"The build time (--mtime, else now) is stored as the clock's floor for\n"
+"manifest expiry.\n"
 "Members are sorted by path, owned by 0:0, inodes numbered in order: the same\n"
 "inputs give the same bytes. Prints a summary line to stderr.\n"
 "Exit: 0 ok, 1 failure, 2 usage.\n")
@@ -30,12 +47,187 @@ LB_APPLET(mkinitramfs, LB_HOST,
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpio.h"
 #include "io.h"
 #include "compress.h"
+#include "manifest.h"
 #include "mkinitramfs.h"
+#include "pkcs7.h"
+#include "policy.h"
+#include "sig.h"
+
+#define MAX_POLICY_FILES 32
+
+struct vopts {
+	int set;                 /* any verified-boot option given */
+	const char *mode;
+	const char *trust[MAX_POLICY_FILES], *revoke[MAX_POLICY_FILES];
+	const char *x509[MAX_POLICY_FILES];
+	size_t n_trust, n_revoke, n_x509;
+	int allow_edit, allow_shell;
+	const char *floor;
+	char dir[64];            /* the staging directory, "" when none */
+	char *made[3 * MAX_POLICY_FILES + 8];
+	size_t n_made;
+};
+
+static int add_path(const char **v, size_t *n, const char *p)
+{
+	if (*n >= MAX_POLICY_FILES)
+		return -E2BIG;
+	v[(*n)++] = p;
+	return 0;
+}
+
+static int put(struct vopts *v, const char *rel, const void *p, size_t len)
+{
+	char *path;
+	int r;
+
+	if (v->n_made >= sizeof(v->made) / sizeof(v->made[0]) ||
+	    asprintf(&path, "%s/%s", v->dir, rel) < 0)
+		return -ENOMEM;
+	v->made[v->n_made++] = path;
+	if ((r = lb_write_atomic(path, p, len, 0644)))
+		lb_err("%s: %s", path, strerror(-r));
+	return r;
+}
+
+static int mkdirs(struct vopts *v, const char *const *rel, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *path;
+		if (asprintf(&path, "%s/%s", v->dir, rel[i]) < 0)
+			return -ENOMEM;
+		if (mkdir(path, 0755) < 0) {
+			lb_err("%s: %s", path, strerror(errno));
+			free(path);
+			return -errno;
+		}
+		v->made[v->n_made++] = path;
+	}
+	return 0;
+}
+
+/* the keys of paths, checked, as trust/KEYID.pub or revoked/KEYID.pub */
+static int put_keys(struct vopts *v, const char *sub, const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct lb_pubkey k;
+		uint8_t *buf;
+		size_t len;
+		char kid[17], rel[96];
+		int r = lb_read_path(paths[i], LB_SIG_MAX_FILE, &buf, &len);
+
+		if (r) {
+			lb_err("%s: %s", paths[i], r == -EFBIG ? "too large for a key" : strerror(-r));
+			return r;
+		}
+		if ((r = lb_pubkey_parse(buf, len, &k))) {
+			lb_err("%s: not a minisign/signify public key: %s", paths[i], lb_sig_reason(r));
+			free(buf);
+			return r;
+		}
+		lb_keyid_hex(k.keyid, kid);
+		snprintf(rel, sizeof(rel), "etc/lboot/%s/%s.pub", sub, kid);
+		r = put(v, rel, buf, len);
+		free(buf);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static void policy_cleanup(struct vopts *v)
+{
+	while (v->n_made) {
+		char *p = v->made[--v->n_made];
+		if (unlink(p) < 0)
+			rmdir(p);
+		free(p);
+	}
+	if (v->dir[0])
+		rmdir(v->dir);
+	v->dir[0] = 0;
+}
+
+/* Write the policy files into a staging directory merged into the root. */
+static int policy_stage(struct vopts *v, uint32_t mtime)
+{
+	static const char *const dirs[] = { "etc", "etc/lboot", "etc/lboot/trust",
+		"etc/lboot/revoked", "etc/lboot/trust-x509" };
+	enum lb_verify_mode mode = v->n_trust || v->n_x509 ? LB_VERIFY_ENFORCE : LB_VERIFY_OFF;
+	char text[512], t[21];
+	const char *tmp = getenv("TMPDIR");
+	int64_t floor_t = mtime ? (int64_t)mtime : (int64_t)time(NULL);
+	unsigned long long fl = 0;
+	char *end;
+	int n, r;
+
+	if (v->mode && lb_verify_mode_parse(v->mode, &mode)) {
+		lb_err("--verify %s: want off, warn or enforce", v->mode);
+		return -EINVAL;
+	}
+	if (mode == LB_VERIFY_ENFORCE && !v->n_trust && !v->n_x509) {
+		lb_err("--verify enforce without --trust or --trust-x509: nothing could boot");
+		return -EINVAL;
+	}
+	if (v->floor) {
+		errno = 0;
+		fl = strtoull(v->floor, &end, 10);
+		if (errno || *end || !*v->floor || *v->floor == '-') {
+			lb_err("--manifest-floor %s: not a number", v->floor);
+			return -EINVAL;
+		}
+	}
+	snprintf(v->dir, sizeof(v->dir), "%s/lboot-policy.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(v->dir)) {
+		lb_err("%s: %s", v->dir, strerror(errno));
+		v->dir[0] = 0;
+		return -errno;
+	}
+	if ((r = mkdirs(v, dirs, sizeof(dirs) / sizeof(dirs[0]))))
+		return r;
+	lb_utc_format(floor_t, t);
+	n = snprintf(text, sizeof(text),
+		     "# lboot verified-boot policy (lboot mkinitramfs)\n"
+		     "verify %s\nallow-edit %s\nallow-shell %s\nmanifest-floor %llu\ntime-floor %s\n",
+		     lb_verify_mode_name(mode), v->allow_edit ? "yes" : "no",
+		     v->allow_shell ? "yes" : "no", fl, t);
+	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
+		return r;
+	if ((r = put_keys(v, "trust", v->trust, v->n_trust)) ||
+	    (r = put_keys(v, "revoked", v->revoke, v->n_revoke)))
+		return r;
+	for (size_t i = 0; i < v->n_x509; i++) {
+		uint8_t *buf, *der;
+		size_t len, dlen;
+		char rel[64];
+
+		if ((r = lb_read_path(v->x509[i], 1 << 20, &buf, &len))) {
+			lb_err("%s: %s", v->x509[i], strerror(-r));
+			return r;
+		}
+		r = lb_x509_load(buf, len, &der, &dlen);
+		free(buf);
+		if (r) {
+			lb_err("%s: not a PEM or DER X.509 certificate", v->x509[i]);
+			return r;
+		}
+		snprintf(rel, sizeof(rel), "etc/lboot/trust-x509/%02zu.der", i);
+		r = put(v, rel, der, dlen);
+		free(der);
+		if (r)
+			return r;
+	}
+	fprintf(stderr, "lboot mkinitramfs: verified boot %s, %zu trusted key%s, %zu revoked, %zu CA%s\n",
+		lb_verify_mode_name(mode), v->n_trust, v->n_trust == 1 ? "" : "s",
+		v->n_revoke, v->n_x509, v->n_x509 == 1 ? "" : "s");
+	return 0;
+}
 
 static int parse_epoch(const char *s, uint32_t *out)
 {
@@ -83,6 +275,13 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "compress", required_argument, NULL, 'c' },
 		{ "mtime", required_argument, NULL, 'm' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "verify", required_argument, NULL, 'V' },
+		{ "trust", required_argument, NULL, 'T' },
+		{ "revoke", required_argument, NULL, 'R' },
+		{ "trust-x509", required_argument, NULL, 'X' },
+		{ "allow-edit", no_argument, NULL, 'E' },
+		{ "allow-shell", no_argument, NULL, 'S' },
+		{ "manifest-floor", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -97,6 +296,8 @@ int mkinitramfs_main(int argc, char **argv)
 	size_t n_files = 0, zlen = 0;
 	char err[512] = "";
 	struct stat st;
+	struct vopts vo = { 0 };
+	char *spec_alloc = NULL;
 	int c, rc, ret = 1;
 
 	if ((sde = getenv("SOURCE_DATE_EPOCH")) && *sde &&
@@ -133,6 +334,31 @@ int mkinitramfs_main(int argc, char **argv)
 				goto usage;
 			}
 			break;
+		case 'V':
+			vo.set = 1;
+			vo.mode = optarg;
+			break;
+		case 'T':
+		case 'R':
+		case 'X':
+			vo.set = 1;
+			if (add_path(c == 'T' ? vo.trust : c == 'R' ? vo.revoke : vo.x509,
+				     c == 'T' ? &vo.n_trust : c == 'R' ? &vo.n_revoke : &vo.n_x509,
+				     optarg)) {
+				lb_err("at most %d of each of --trust, --revoke, --trust-x509",
+				       MAX_POLICY_FILES);
+				goto usage;
+			}
+			break;
+		case 'E':
+		case 'S':
+			vo.set = 1;
+			*(c == 'E' ? &vo.allow_edit : &vo.allow_shell) = 1;
+			break;
+		case 'F':
+			vo.set = 1;
+			vo.floor = optarg;
+			break;
 		case 'h':
 			fputs(lb_applet_mkinitramfs.usage, stdout);
 			free(files);
@@ -158,6 +384,18 @@ int mkinitramfs_main(int argc, char **argv)
 		o.avoid.set = 1;
 		o.avoid.dev = st.st_dev;
 		o.avoid.ino = st.st_ino;
+	}
+	if (vo.set) {
+		char *spec;
+
+		if ((rc = policy_stage(&vo, o.mtime))) {
+			ret = rc == -EINVAL ? 2 : 1;
+			goto out;
+		}
+		if (asprintf(&spec, "%s:/", vo.dir) < 0 ||
+		    add_spec(&files, &n_files, spec) < 0)
+			goto out;
+		spec_alloc = spec;
 	}
 	o.files = files;
 	o.n_files = n_files;
@@ -185,6 +423,8 @@ int mkinitramfs_main(int argc, char **argv)
 		out, lb_initramfs_count(img), cpio.len, zlen, lb_comp_name(comp));
 	ret = 0;
 out:
+	policy_cleanup(&vo);
+	free(spec_alloc);
 	free(z);
 	lb_cpio_buf_free(&cpio);
 	lb_initramfs_free(img);

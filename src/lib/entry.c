@@ -66,6 +66,7 @@ void lb_entry_free(struct lb_entry *e)
 	free(e->devicetree);
 	free(e->fs);
 	free(e->source);
+	free(e->cfg_file);
 	memset(e, 0, sizeof(*e));
 }
 

@@ -30,6 +30,14 @@ struct lb_entry {
 	char *source;     /* "file:line" the entry came from */
 	int is_default;   /* exactly one entry in a list has it */
 	int hidden;       /* not shown in the menu (still bootable by id) */
+	/* Verified boot (set by the scan when a policy checks config files):
+	 * cfg_checked: the config files that define this entry were checked;
+	 * cfg_rc: 0 when every one had a valid signature of a trusted key, else
+	 * the first failure (sig.h reasons); cfg_file: "PATH on DEVICE" of
+	 * that failure, or of the defining file. */
+	int cfg_checked;
+	int cfg_rc;
+	char *cfg_file;
 };
 
 struct lb_entries {

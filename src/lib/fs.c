@@ -389,6 +389,10 @@ int lb_fs_open(const struct lb_fs *fs, const char *path)
 	return open_in(fs, path, WANT_FILE, &st);
 }
 
+void (*lb_fs_read_hook)(void *arg, const struct lb_fs *fs, const char *path,
+			const uint8_t *buf, size_t len);
+void *lb_fs_read_hook_arg;
+
 int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len)
 {
@@ -403,6 +407,8 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	close(fd);
 	if (r)
 		return r;
+	if (lb_fs_read_hook)
+		lb_fs_read_hook(lb_fs_read_hook_arg, fs, path, b, n);
 	*buf = (char *)b;
 	if (len)
 		*len = n;

@@ -11,6 +11,7 @@
 #define LB_FS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -47,6 +48,14 @@ int lb_fs_open(const struct lb_fs *fs, const char *path);
  * else that is not a regular file. */
 int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len);
+/* Called (when set) with every file lb_fs_read returns, the exact bytes
+ * the caller gets: the boot flow checks the signatures of config files on
+ * the bytes that are parsed (src/boot/verify.c). Not thread-safe; set and
+ * cleared around a scan. */
+extern void (*lb_fs_read_hook)(void *arg, const struct lb_fs *fs,
+			       const char *path, const uint8_t *buf, size_t len);
+extern void *lb_fs_read_hook_arg;
+
 /* stat inside fs (the last component followed inside the root, nothing
  * opened): 0 or negative errno. */
 int lb_fs_stat(const struct lb_fs *fs, const char *path, struct stat *st);

@@ -183,8 +183,17 @@ int main(void)
 	}
 	TEST("blob/bad-mask") {
 		struct lb_blob b;
-		CHECK_INT(lb_blob_begin(&b, 10, 0), -EINVAL);
+		CHECK_INT(lb_blob_begin(&b, 10, 1u << 20), -EINVAL);
 		CHECK_INT(b.fd, -1);
+		lb_blob_free(&b);
+	}
+	TEST("blob/no-digests") {
+		struct lb_blob b;
+		CHECK_INT(lb_blob_begin(&b, 10, 0), 0);
+		CHECK_INT(lb_blob_write(&b, "abc", 3), 0);
+		CHECK_INT(lb_blob_end(&b), 0);
+		CHECK_INT(b.dig.mask, 0);
+		CHECK_INT(b.size, 3);
 		lb_blob_free(&b);
 	}
 	TEST("blob/read-error") {

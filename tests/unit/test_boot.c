@@ -14,6 +14,7 @@
 
 #include "discover.h"
 #include "init.h"
+#include "hash.h"
 #include "kexec.h"
 #include "menu.h"
 #include "t.h"
@@ -84,11 +85,6 @@ static void link_dev(const char *name, const char *target)
 		printf("# symlink %s failed\n", p);
 }
 
-static size_t slurp_fd(int fd, uint8_t *buf, size_t sz)
-{
-	ssize_t n = pread(fd, buf, sz, 0);
-	return n > 0 ? (size_t)n : 0;
-}
 
 int main(void)
 {
@@ -268,24 +264,39 @@ int main(void)
 	struct lb_fs fs = { .dir = root, .uuid = "1234-ABCD", .name = "/dev/vdz1" };
 	struct lb_fsset set = { .v = &fs, .n = 1 };
 
-	TEST("initrd concatenation pads each to 4 bytes") {
-		char *paths[] = { "/boot/i1", "boot/i2", "/boot/i3" };
+	TEST("stage: initrds read once into one sealed memfd, each padded to 4 bytes, each hashed") {
+		struct lb_entry e = { .title = "T", .kernel = "/boot/vmlinuz", .fs = "1234-ABCD",
+				      .initrd = { "/boot/i1", "boot/i2", "/boot/i3" }, .n_initrd = 3 };
+		struct lb_stage st;
+		struct lb_digests d;
 		char why[256] = "";
-		uint64_t total = 0;
 		uint8_t buf[64];
-		int fd = lb_kexec_memfd("test");
+		unsigned mask = LB_HASH_BIT(LB_SHA256) | LB_HASH_BIT(LB_BLAKE2B);
 
-		CHECK(fd >= 0);
-		if (fd >= 0) {
-			CHECK_INT(lb_kexec_append_files(fd, &fs, paths, 3, &total, why, sizeof(why)), 0);
-			CHECK_INT(total, 16);
-			CHECK_INT(slurp_fd(fd, buf, sizeof(buf)), 16);
-			CHECK(!memcmp(buf, "12345\0\0\0abc\0wxyz", 16));
-			char *bad[] = { "/boot/i1", "/boot/nope" };
-			CHECK_INT(lb_kexec_append_files(fd, &fs, bad, 2, &total, why, sizeof(why)), -ENOENT);
-			CHECK_STR(why, "/boot/nope: no such file (ENOENT)");
-			close(fd);
-		}
+		CHECK_INT(lb_kexec_stage(&set, &e, NULL, mask, &st, why, sizeof(why)), 0);
+		CHECK_INT(st.initrd.size, 16);
+		CHECK_INT(pread(st.initrd.fd, buf, sizeof(buf), 0), 16);
+		CHECK(!memcmp(buf, "12345\0\0\0abc\0wxyz", 16));
+		CHECK_INT(st.n_parts, 3);
+		CHECK_INT(st.part[1].off, 8);
+		CHECK_INT(st.part[1].len, 3);
+		CHECK(st.part[1].from_entry);
+		lb_hash_buf(mask, "abc", 3, &d);
+		CHECK(!memcmp(st.part[1].dig.d[LB_SHA256], d.d[LB_SHA256], 32));
+		CHECK(!memcmp(st.part[1].dig.d[LB_BLAKE2B], d.d[LB_BLAKE2B], 64));
+		lb_hash_buf(mask, "12345\0\0\0abc\0wxyz", 16, &d);
+		CHECK(!memcmp(st.initrd.dig.d[LB_SHA256], d.d[LB_SHA256], 32));
+		CHECK_STR(st.initrds, "/boot/i1,boot/i2,/boot/i3");
+		CHECK_STR(st.cmdline, "");
+		/* sealed: the bytes checked are the bytes kexec gets */
+		CHECK(pwrite(st.initrd.fd, "X", 1, 0) < 0 && errno == EPERM);
+		CHECK(pwrite(st.file.fd, "X", 1, 0) < 0 && errno == EPERM);
+		lb_stage_free(&st);
+		e.initrd[1] = "/boot/nope";
+		CHECK_INT(lb_kexec_stage(&set, &e, NULL, mask, &st, why, sizeof(why)), -ENOENT);
+		CHECK_STR(why, "/boot/nope: no such file (ENOENT)");
+		CHECK_INT(st.file.fd, -1);
+		CHECK_INT(st.initrd.fd, -1);
 	}
 
 	TEST("kexec dry run and failures name file and cause") {

@@ -1,0 +1,229 @@
+/* The verified-boot policy of the firmware initramfs. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io.h"
+#include "manifest.h"
+#include "policy.h"
+
+#define MAX_POLICY_FILE 4096
+
+const char *lb_verify_mode_name(enum lb_verify_mode m)
+{
+	return m == LB_VERIFY_ENFORCE ? "enforce" : m == LB_VERIFY_WARN ? "warn" : "off";
+}
+
+int lb_verify_mode_parse(const char *s, enum lb_verify_mode *m)
+{
+	if (!strcmp(s, "off"))
+		*m = LB_VERIFY_OFF;
+	else if (!strcmp(s, "warn"))
+		*m = LB_VERIFY_WARN;
+	else if (!strcmp(s, "enforce"))
+		*m = LB_VERIFY_ENFORCE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int lb_policy_raise(struct lb_policy *p, const char *value)
+{
+	enum lb_verify_mode m;
+
+	if (lb_verify_mode_parse(value, &m))
+		return -EINVAL;
+	if (m <= p->mode)
+		return 0;
+	p->mode = m;
+	return 1;
+}
+
+int64_t lb_policy_now(const struct lb_policy *p)
+{
+	int64_t now = (int64_t)time(NULL);
+
+	return now > p->time_floor ? now : p->time_floor;
+}
+
+static void invalid(struct lb_policy *p, const char *fmt, const char *a, const char *b)
+{
+	if (!p->err[0])
+		snprintf(p->err, sizeof(p->err), fmt, a, b);
+	p->mode = LB_VERIFY_ENFORCE;
+}
+
+static int yesno(const char *v, int *out)
+{
+	if (!strcmp(v, "yes"))
+		*out = 1;
+	else if (!strcmp(v, "no"))
+		*out = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static void parse_policy(struct lb_policy *p, char *text, const char *path)
+{
+	char *save = NULL;
+
+	for (char *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *v = strchr(line, ' ');
+		char *end;
+
+		if (!*line || *line == '#')
+			continue;
+		if (!v) {
+			invalid(p, "%s: '%s': want KEY VALUE", path, line);
+			continue;
+		}
+		*v++ = 0;
+		if (!strcmp(line, "verify")) {
+			enum lb_verify_mode m;
+			if (lb_verify_mode_parse(v, &m))
+				invalid(p, "%s: verify '%s': want off, warn or enforce", path, v);
+			else if (m > p->mode)
+				p->mode = m;
+		} else if (!strcmp(line, "allow-edit")) {
+			if (yesno(v, &p->allow_edit))
+				invalid(p, "%s: allow-edit '%s': want yes or no", path, v);
+		} else if (!strcmp(line, "allow-shell")) {
+			if (yesno(v, &p->allow_shell))
+				invalid(p, "%s: allow-shell '%s': want yes or no", path, v);
+		} else if (!strcmp(line, "manifest-floor")) {
+			errno = 0;
+			p->manifest_floor = strtoull(v, &end, 10);
+			if (errno || *end || !*v || *v == '-')
+				invalid(p, "%s: manifest-floor '%s': not a number", path, v);
+		} else if (!strcmp(line, "time-floor")) {
+			if (lb_utc_parse(v, strlen(v), 0, &p->time_floor))
+				invalid(p, "%s: time-floor '%s': want YYYY-MM-DDTHH:MM:SSZ", path, v);
+		} else {
+			invalid(p, "%s: unknown key '%s'", path, line);
+		}
+	}
+}
+
+/* every regular *.suffix file of dir, sorted; loaded by add() */
+static void load_dir(struct lb_policy *p, const char *dir, const char *suffix,
+		     int (*add)(struct lb_policy *, const char *, const uint8_t *, size_t))
+{
+	struct dirent **names = NULL;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		const char *nm = names[i]->d_name;
+		size_t l = strlen(nm), sl = strlen(suffix);
+		char path[384];
+		uint8_t *buf;
+		size_t len;
+		int r;
+
+		if (nm[0] == '.' || l <= sl || strcmp(nm + l - sl, suffix))
+			goto next;
+		snprintf(path, sizeof(path), "%s/%s", dir, nm);
+		if ((r = lb_read_path(path, 1 << 16, &buf, &len))) {
+			invalid(p, "%s: %s", path, strerror(-r));
+			goto next;
+		}
+		add(p, path, buf, len);
+		free(buf);
+next:
+		free(names[i]);
+	}
+	free(names);
+}
+
+static int add_key(struct lb_pubkey *v, size_t *n, struct lb_policy *p,
+		   const char *path, const uint8_t *buf, size_t len)
+{
+	int r;
+
+	if (*n >= LB_POLICY_MAX_KEYS) {
+		invalid(p, "%s: more than %s keys", path, "32");
+		return -E2BIG;
+	}
+	if ((r = lb_pubkey_parse(buf, len, &v[*n]))) {
+		invalid(p, "%s: not a minisign/signify public key: %s", path, lb_sig_reason(r));
+		return r;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int add_trusted(struct lb_policy *p, const char *path, const uint8_t *buf, size_t len)
+{
+	return add_key(p->trusted, &p->n_trusted, p, path, buf, len);
+}
+
+static int add_revoked(struct lb_policy *p, const char *path, const uint8_t *buf, size_t len)
+{
+	return add_key(p->revoked, &p->n_revoked, p, path, buf, len);
+}
+
+static int add_ca(struct lb_policy *p, const char *path, const uint8_t *buf, size_t len)
+{
+	uint8_t *der;
+	size_t dlen;
+	int r;
+
+	if (p->n_cas >= LB_POLICY_MAX_CAS) {
+		invalid(p, "%s: more than %s CAs", path, "16");
+		return -E2BIG;
+	}
+	if ((r = lb_x509_load(buf, len, &der, &dlen))) {
+		invalid(p, "%s: not an X.509 certificate: %s", path, strerror(-r));
+		return r;
+	}
+	p->cas[p->n_cas].der = der;
+	p->cas[p->n_cas].len = dlen;
+	p->n_cas++;
+	return 0;
+}
+
+void lb_policy_load(const char *root, struct lb_policy *p)
+{
+	char path[384];
+	uint8_t *buf;
+	size_t len;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if (!root || !strcmp(root, "/"))
+		root = "";
+	snprintf(path, sizeof(path), "%s/etc/lboot/policy", root);
+	r = lb_read_path(path, MAX_POLICY_FILE, &buf, &len);
+	if (r == -ENOENT)
+		return;
+	if (r) {
+		invalid(p, "%s: %s", path, r == -EFBIG ? "too large" : strerror(-r));
+		return;
+	}
+	parse_policy(p, (char *)buf, path);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/etc/lboot/trust", root);
+	load_dir(p, path, ".pub", add_trusted);
+	snprintf(path, sizeof(path), "%s/etc/lboot/revoked", root);
+	load_dir(p, path, ".pub", add_revoked);
+	snprintf(path, sizeof(path), "%s/etc/lboot/trust-x509", root);
+	load_dir(p, path, ".der", add_ca);
+	if (p->err[0]) {
+		/* fail closed: no key counts when any part is wrong */
+		p->n_trusted = 0;
+		for (size_t i = 0; i < p->n_cas; i++)
+			free((void *)p->cas[i].der);
+		p->n_cas = 0;
+	}
+}
+
+void lb_policy_free(struct lb_policy *p)
+{
+	for (size_t i = 0; i < p->n_cas; i++)
+		free((void *)p->cas[i].der);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,62 @@
+/*
+ * The verified-boot policy built into the firmware initramfs by
+ * `lboot mkinitramfs --verify/--trust/...` (docs/verified-boot.md):
+ *
+ *   /etc/lboot/policy            "KEY VALUE" lines (below)
+ *   /etc/lboot/trust/NAME.pub    minisign / signify public keys
+ *   /etc/lboot/revoked/NAME.pub  keys refused even when trusted
+ *   /etc/lboot/trust-x509/NAME.der CAs for PE (Authenticode) signatures
+ *
+ * policy lines: `verify off|warn|enforce`, `allow-edit yes|no`,
+ * `allow-shell yes|no`, `manifest-floor N`, `time-floor YYYY-MM-DDTHH:MM:SSZ`;
+ * `#` comments. Unknown keys or values make the whole file invalid, and an
+ * invalid policy is enforced with no keys (fail closed): nothing boots and
+ * the reason is printed.
+ */
+#ifndef LB_POLICY_H
+#define LB_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pkcs7.h"
+#include "sig.h"
+
+enum lb_verify_mode { LB_VERIFY_OFF = 0, LB_VERIFY_WARN, LB_VERIFY_ENFORCE };
+
+#define LB_POLICY_MAX_KEYS 32
+#define LB_POLICY_MAX_CAS  LB_PE_SIG_MAX_CAS
+
+struct lb_policy {
+	enum lb_verify_mode mode;
+	int allow_edit, allow_shell;
+	uint64_t manifest_floor;
+	int64_t time_floor;         /* seconds since 1970; the clock never goes below */
+	struct lb_pubkey trusted[LB_POLICY_MAX_KEYS];
+	size_t n_trusted;
+	struct lb_pubkey revoked[LB_POLICY_MAX_KEYS];
+	size_t n_revoked;
+	struct lb_x509_ca cas[LB_POLICY_MAX_CAS]; /* der malloc'd */
+	size_t n_cas;
+	char err[640];              /* why the policy is invalid ("" when valid) */
+};
+
+/* Load the policy under root ("/" on the target; a directory in tests).
+ * Never fails: a missing /etc/lboot/policy is mode off; anything wrong
+ * is enforce with p->err set (a key that does not parse, a bad line). */
+void lb_policy_load(const char *root, struct lb_policy *p);
+void lb_policy_free(struct lb_policy *p);
+
+/* "off", "warn", "enforce"; lb_verify_mode_parse: -EINVAL if none. */
+const char *lb_verify_mode_name(enum lb_verify_mode m);
+int lb_verify_mode_parse(const char *s, enum lb_verify_mode *m);
+
+/* Apply lboot.verify=VALUE from the kernel command line: only stricter.
+ * Returns 1 when it raised the mode, 0 when it kept it (weaker or equal),
+ * -EINVAL for an unknown value. */
+int lb_policy_raise(struct lb_policy *p, const char *value);
+
+/* max(clock, time floor) */
+int64_t lb_policy_now(const struct lb_policy *p);
+
+#endif

@@ -1,0 +1,352 @@
+/* Verified boot checks on staged entries and config files. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "authenticode.h"
+#include "manifest.h"
+#include "pkcs7.h"
+#include "sig.h"
+#include "verify.h"
+
+unsigned lb_verify_mask(const struct lb_policy *p)
+{
+	if (p->mode == LB_VERIFY_OFF)
+		return 0;
+	return LB_HASH_BIT(LB_SHA256) | LB_HASH_BIT(LB_BLAKE2B);
+}
+
+static struct lb_keyring keys(const struct lb_policy *p)
+{
+	struct lb_keyring k = {
+		.trusted = p->trusted, .n_trusted = p->n_trusted,
+		.revoked = p->revoked, .n_revoked = p->n_revoked,
+	};
+	return k;
+}
+
+/*
+ * The detached signature of fs:path (path.minisig, else path.sig) over
+ * bytes (len) whose BLAKE2b-512 is b2 (NULL: computed from the bytes when
+ * needed). 0 or a sig.h reason; *kid (17 bytes) gets the key id used.
+ */
+static int check_file_sig(const struct lb_policy *p, const struct lb_fs *fs,
+			  const char *path, const uint8_t *bytes, size_t len,
+			  const uint8_t *b2, char *kid)
+{
+	static const char *const ext[] = { ".minisig", ".sig" };
+	struct lb_keyring k = keys(p);
+	const struct lb_pubkey *used = NULL;
+	struct lb_digests d;
+	int r = LB_SIG_NONE;
+
+	for (size_t i = 0; i < 2; i++) {
+		char sp[600];
+		char *buf = NULL;
+		size_t blen = 0;
+		struct lb_sig *sig;
+
+		if ((size_t)snprintf(sp, sizeof(sp), "%s%s", path, ext[i]) >= sizeof(sp))
+			return LB_SIG_NONE;
+		r = lb_fs_read(fs, sp, LB_SIG_MAX_FILE, &buf, &blen);
+		if (r == -ENOENT)
+			continue;
+		if (r)
+			return r == -EFBIG ? LB_SIG_TOO_BIG : LB_SIG_MALFORMED;
+		if (!(sig = malloc(sizeof(*sig)))) {
+			free(buf);
+			return -ENOMEM;
+		}
+		r = lb_sig_parse((const uint8_t *)buf, blen, sig);
+		free(buf);
+		if (!r && sig->prehashed && !b2) {
+			if (!lb_hash_buf(LB_HASH_BIT(LB_BLAKE2B), bytes, len, &d))
+				b2 = d.d[LB_BLAKE2B];
+		}
+		if (!r)
+			r = lb_sig_verify(sig, &k, bytes, len, b2, &used);
+		if (!r && kid)
+			lb_keyid_hex(used->keyid, kid);
+		free(sig);
+		return r;
+	}
+	return LB_SIG_NONE;
+}
+
+int lb_verify_config(void *arg, const struct lb_fs *fs, const char *path,
+		     const uint8_t *buf, size_t len)
+{
+	const struct lb_verifier *v = arg;
+
+	return check_file_sig(v->pol, fs, path, buf, len, NULL, NULL);
+}
+
+static int refuse(char *why, size_t whysz, const char *file, const char *reason)
+{
+	snprintf(why, whysz, "%s: %s", file, reason);
+	return -EKEYREJECTED;
+}
+
+/* the directory part of path, "" for the root */
+static void dir_of(const char *path, char *out, size_t outsz)
+{
+	const char *s = strrchr(path, '/');
+	size_t n = s ? (size_t)(s - path) : 0;
+
+	if (n >= outsz)
+		n = 0;
+	memcpy(out, path, n);
+	out[n] = 0;
+}
+
+/* Find the entry's manifest. 1 and its path/bytes when there is one,
+ * 0 when none, negative when one exists but cannot be read. */
+static int find_manifest(const struct lb_stage *st, const struct lb_entry *e,
+			 char *mpath, size_t mpsz, char **buf, size_t *len)
+{
+	char kdir[512];
+	const char *dirs[3];
+
+	if (!e->id || !*e->id || strchr(e->id, '/') || strlen(e->id) > 255)
+		return 0;
+	dir_of(e->kernel, kdir, sizeof(kdir));
+	dirs[0] = kdir;
+	dirs[1] = "/loader/entries";
+	dirs[2] = "/boot/loader/entries";
+	for (size_t i = 0; i < 3; i++) {
+		int r;
+
+		if ((size_t)snprintf(mpath, mpsz, "%s/%s.manifest", dirs[i], e->id) >= mpsz)
+			continue;
+		r = lb_fs_read(st->fs, mpath, LB_MANIFEST_MAX_FILE, buf, len);
+		if (r == -ENOENT || r == -ENOTDIR)
+			continue;
+		return r ? r : 1;
+	}
+	return 0;
+}
+
+/* the initrd bytes of part i (the initrd blob is mapped once) */
+static int part_bytes(struct lb_stage *st, size_t i, const uint8_t **p)
+{
+	const uint8_t *m;
+	int r = lb_blob_map(&st->initrd, &m);
+
+	if (r)
+		return r;
+	*p = m + st->part[i].off;
+	return 0;
+}
+
+static int check_manifest(const struct lb_verifier *v, const struct lb_entry *e,
+			  struct lb_stage *st, const char *mpath, const uint8_t *mbuf,
+			  size_t mlen, char *why, size_t whysz, char *how, size_t howsz)
+{
+	const struct lb_policy *p = v->pol;
+	struct lb_manifest *m = malloc(sizeof(*m));
+	uint8_t (*initrd)[32] = NULL;
+	struct lb_manifest_boot b = { 0 };
+	struct lb_digests ad;
+	const char *what = NULL;
+	char kid[17] = "", err[160] = "", reason[800];
+	size_t n = 0;
+	int r;
+
+	if (!m)
+		return refuse(why, whysz, mpath, "out of memory");
+	r = check_file_sig(p, st->fs, mpath, mbuf, mlen, NULL, kid);
+	if (r) {
+		free(m);
+		return refuse(why, whysz, mpath, lb_sig_reason(r));
+	}
+	if ((r = lb_manifest_parse(mbuf, mlen, m, err, sizeof(err)))) {
+		snprintf(reason, sizeof(reason), "%s: %s", lb_manifest_reason(r), err);
+		free(m);
+		return refuse(why, whysz, mpath, reason);
+	}
+	b.entry = e->id;
+	b.kernel = st->file.dig.d[LB_SHA256];
+	if (m->has_authenticode) {
+		const uint8_t *img;
+		if (lb_blob_map(&st->file, &img) ||
+		    lb_authenticode(img, st->file.size, LB_HASH_BIT(LB_SHA256), &ad)) {
+			free(m);
+			return refuse(why, whysz, e->kernel, "not a PE image, the manifest has an Authenticode digest");
+		}
+		b.kernel_authenticode = ad.d[LB_SHA256];
+	}
+	if (!(initrd = calloc(LB_STAGE_MAX_PARTS, sizeof(*initrd)))) {
+		free(m);
+		return refuse(why, whysz, mpath, "out of memory");
+	}
+	for (size_t i = 0; i < st->n_parts; i++)
+		if (st->part[i].from_entry)
+			memcpy(initrd[n++], st->part[i].dig.d[LB_SHA256], 32);
+	b.initrd = (const uint8_t (*)[32])initrd;
+	b.n_initrds = n;
+	/* an edit the policy allows is not held against the manifest */
+	b.cmdline = st->cmdline_edited && p->allow_edit ? m->cmdline : st->cmdline;
+	r = lb_manifest_check(m, &b, lb_policy_now(p), p->manifest_floor, &what);
+	if (r) {
+		const char *file = mpath;
+		char fbuf[64];
+
+		if (r == LB_MANIFEST_CHANGED && what) {
+			if (!strcmp(what, "kernel"))
+				file = e->kernel;
+			else if (!strncmp(what, "initrd ", 7)) {
+				unsigned long k = strtoul(what + 7, NULL, 10);
+				size_t seen = 0;
+				for (size_t i = 0; i < st->n_parts; i++)
+					if (st->part[i].from_entry && ++seen == k)
+						file = st->part[i].name;
+			} else if (!strcmp(what, "cmdline")) {
+				snprintf(fbuf, sizeof(fbuf), "command line");
+				file = fbuf;
+			}
+			snprintf(reason, sizeof(reason), "changed after signing (manifest %s)", mpath);
+		} else if (r == LB_MANIFEST_EXPIRED) {
+			char t[21];
+			lb_utc_format(m->expires, t);
+			snprintf(reason, sizeof(reason), "expired (%s)", t);
+		} else if (r == LB_MANIFEST_ROLLBACK) {
+			snprintf(reason, sizeof(reason), "version %llu below the floor %llu",
+				 (unsigned long long)m->version,
+				 (unsigned long long)p->manifest_floor);
+		} else if (r == LB_MANIFEST_OTHER_ENTRY) {
+			snprintf(reason, sizeof(reason), "manifest is for entry '%s'", m->entry);
+		} else {
+			snprintf(reason, sizeof(reason), "%s%s%s", lb_manifest_reason(r),
+				 what ? ": " : "", what ? what : "");
+		}
+		free(initrd);
+		free(m);
+		return refuse(why, whysz, file, reason);
+	}
+	snprintf(how, howsz, "manifest %s v%llu, key %s", mpath,
+		 (unsigned long long)m->version, kid);
+	free(initrd);
+	free(m);
+	return 0;
+}
+
+/* the kernel (or UKI) file: its signature beside it, else a PE signature */
+static int check_kernel(const struct lb_verifier *v, const struct lb_entry *e,
+			struct lb_stage *st, char *why, size_t whysz, char *how, size_t howsz)
+{
+	const struct lb_policy *p = v->pol;
+	const uint8_t *img;
+	char kid[17] = "", err[200] = "";
+	int r, rp;
+
+	if ((r = lb_blob_map(&st->file, &img)))
+		return refuse(why, whysz, e->kernel, strerror(-r));
+	r = check_file_sig(p, st->fs, e->kernel, img, st->file.size,
+			   st->file.dig.mask & LB_HASH_BIT(LB_BLAKE2B) ?
+			   st->file.dig.d[LB_BLAKE2B] : NULL, kid);
+	if (!r) {
+		snprintf(how, howsz, "key %s", kid);
+		return 0;
+	}
+	if (r != LB_SIG_NONE || !p->n_cas)
+		return refuse(why, whysz, e->kernel, lb_sig_reason(r));
+	rp = lb_pe_sig_verify(img, st->file.size, p->cas, p->n_cas, lb_policy_now(p),
+			      err, sizeof(err));
+	if (!rp) {
+		snprintf(how, howsz, "PE signature");
+		return 0;
+	}
+	if (rp == LB_PE_SIG_UNSIGNED)
+		return refuse(why, whysz, e->kernel, "no signature");
+	snprintf(why, whysz, "%s: PE signature: %s", e->kernel,
+		 err[0] ? err : lb_pe_sig_reason(rp));
+	return -EKEYREJECTED;
+}
+
+static int check_parts(const struct lb_verifier *v, struct lb_stage *st,
+		       char *why, size_t whysz)
+{
+	for (size_t i = 0; i < st->n_parts; i++) {
+		const struct lb_stage_part *pt = &st->part[i];
+		const uint8_t *bytes;
+		int r;
+
+		if (!pt->from_entry)
+			continue; /* UKI sections: the UKI's signature */
+		if ((r = part_bytes(st, i, &bytes)))
+			return refuse(why, whysz, pt->name, strerror(-r));
+		r = check_file_sig(v->pol, st->fs, pt->name, bytes, (size_t)pt->len,
+				   pt->dig.mask & LB_HASH_BIT(LB_BLAKE2B) ?
+				   pt->dig.d[LB_BLAKE2B] : NULL, NULL);
+		if (r)
+			return refuse(why, whysz, pt->name, lb_sig_reason(r));
+	}
+	return 0;
+}
+
+static int check_cmdline(const struct lb_verifier *v, const struct lb_entry *e,
+			 const struct lb_stage *st, char *why, size_t whysz)
+{
+	if (st->cmdline_edited)
+		return v->pol->allow_edit ? 0 :
+			refuse(why, whysz, "command line",
+			       "edited at the menu, and the policy does not allow edits");
+	if (st->is_uki && (st->cmdline_from_uki || !e->cmdline || !*e->cmdline))
+		return 0; /* the UKI's own, covered by its signature */
+	if (!e->cfg_checked || !e->cfg_file)
+		return refuse(why, whysz, "command line", "its config file was not checked");
+	if (e->cfg_rc)
+		return refuse(why, whysz, e->cfg_file, lb_sig_reason(e->cfg_rc));
+	return 0;
+}
+
+int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
+		    char *why, size_t whysz)
+{
+	const struct lb_verifier *v = arg;
+	const struct lb_policy *p = v->pol;
+	char mpath[600], how[700] = "", khow[200] = "";
+	char *mbuf = NULL;
+	size_t mlen = 0, n_entry = 0;
+	int r;
+
+	if (p->mode == LB_VERIFY_OFF)
+		return 0;
+	for (size_t i = 0; i < st->n_parts; i++)
+		n_entry += st->part[i].from_entry;
+	if (p->err[0]) {
+		snprintf(why, whysz, "policy: %s", p->err);
+		r = -EKEYREJECTED;
+		goto verdict;
+	}
+	r = find_manifest(st, e, mpath, sizeof(mpath), &mbuf, &mlen);
+	if (r < 0) {
+		r = refuse(why, whysz, mpath, strerror(-r));
+	} else if (r == 1) {
+		r = check_manifest(v, e, st, mpath, (const uint8_t *)mbuf, mlen,
+				   why, whysz, how, sizeof(how));
+		free(mbuf);
+	} else if (!(r = check_kernel(v, e, st, why, whysz, khow, sizeof(khow))) &&
+		   !(r = check_parts(v, st, why, whysz)) &&
+		   !(r = check_cmdline(v, e, st, why, whysz))) {
+		snprintf(how, sizeof(how), "signatures (kernel: %s%s%s)", khow,
+			 st->is_uki && !st->cmdline_edited ? "" : "; command line: ",
+			 st->cmdline_edited ? "edited, allowed by the policy" :
+			 st->is_uki ? "" : e->cfg_file);
+	}
+verdict:
+	if (!r) {
+		if (v->log)
+			fprintf(v->log, "lboot: verified '%s': kernel, %zu initrd%s and command line by %s\n",
+				e->title ? e->title : "", n_entry, n_entry == 1 ? "" : "s", how);
+		return 0;
+	}
+	if (p->mode == LB_VERIFY_WARN) {
+		if (v->log)
+			fprintf(v->log, "lboot: verify (warn): '%s': %s; booting it anyway\n",
+				e->title ? e->title : "", why);
+		return 0;
+	}
+	return -EKEYREJECTED;
+}

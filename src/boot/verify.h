@@ -1,0 +1,44 @@
+/*
+ * Verified boot in the boot flow (docs/verified-boot.md): the checks the
+ * policy (policy.h) asks for, made on the bytes that are booted.
+ *
+ *  - config files, as a scan reads them (lb_verify_config, an
+ *    lb_scan_check_fn): FILE.minisig / FILE.sig beside FILE on the same
+ *    filesystem, over the exact bytes parsed;
+ *  - an entry staged for kexec (lb_verify_stage, a lb_kexec_req check):
+ *    a signed manifest for the entry (ID.manifest + .minisig, beside the
+ *    kernel, in /loader/entries or /boot/loader/entries) binds it all;
+ *    without one, the kernel needs a signature beside it (or, a PE kernel
+ *    or UKI, an Authenticode signature chaining to a trusted CA), each
+ *    initrd a signature beside it, and the command line the signatures of
+ *    the config files that define it (a UKI's own .cmdline: the UKI's).
+ * Off: nothing is checked. Warn: a failure is one line and the entry
+ * boots. Enforce: the entry is refused (-EKEYREJECTED, "FILE: REASON").
+ */
+#ifndef LB_VERIFY_H
+#define LB_VERIFY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fs.h"
+#include "kexec.h"
+#include "policy.h"
+
+struct lb_verifier {
+	const struct lb_policy *pol;
+	FILE *log;          /* "lboot: verified ..." and warn lines */
+};
+
+/* The digests the stage must compute for this policy (0 when off). */
+unsigned lb_verify_mask(const struct lb_policy *p);
+
+/* lb_scan_check_fn: arg is a struct lb_verifier. */
+int lb_verify_config(void *arg, const struct lb_fs *fs, const char *path,
+		     const uint8_t *buf, size_t len);
+
+/* The lb_kexec_req check: arg is a struct lb_verifier. */
+int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
+		    char *why, size_t whysz);
+
+#endif
