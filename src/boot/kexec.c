@@ -12,6 +12,7 @@
 #include "io.h"
 #include "hash.h"
 #include "kexec.h"
+#include "netio.h"
 #include "uptime.h"
 #include "uki.h"
 
@@ -186,6 +187,9 @@ static int stage_mem(struct lb_stage *st, const char *name, const uint8_t *p,
 	return 0;
 }
 
+static int fetch_into(const char *url, struct lb_blob *b, struct lb_hash *h,
+		      uint64_t *got, char *err, size_t errsz);
+
 /* an initrd file: read once into the initrd blob, hashed on its own too */
 static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
 		      uint8_t *buf)
@@ -198,6 +202,15 @@ static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
 		return -E2BIG;
 	if (mask && (r = lb_hash_init(&h, mask)))
 		return r;
+	if (lb_is_url(path)) {
+		if ((r = fetch_into(path, &st->initrd, mask ? &h : NULL, &part->len,
+				    st->neterr, sizeof(st->neterr))))
+			return r;
+		if (mask)
+			lb_hash_final(&h, &part->dig);
+		note_initrd(st, path);
+		return pad4(&st->initrd);
+	}
 	if ((r = open_file(st->fs, path, &fd)))
 		return r;
 	for (;;) {
@@ -226,6 +239,136 @@ static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
 	return pad4(&st->initrd);
 }
 
+/* --- network entries ---------------------------------------------------- */
+
+static const struct lb_fetch_opts *fetch_base;
+
+void lb_kexec_set_fetch(const struct lb_fetch_opts *o)
+{
+	fetch_base = o;
+}
+
+int lb_is_url(const char *s)
+{
+	return s && (!strncmp(s, "tftp://", 7) || !strncmp(s, "http://", 7) ||
+		     !strncmp(s, "https://", 8));
+}
+
+struct url_sink {
+	struct lb_blob *b;
+	struct lb_hash *h;      /* the piece's own digests, or NULL */
+	uint64_t n;
+};
+
+static int url_sink(void *arg, const void *data, size_t len, uint64_t off)
+{
+	struct url_sink *u = arg;
+	int r;
+
+	(void)off; /* always in order (netio.h) */
+	if ((r = lb_blob_write(u->b, data, len)))
+		return r;
+	if (u->h)
+		lb_hash_update(u->h, data, len);
+	u->n += len;
+	return 0;
+}
+
+static void url_progress(void *arg, uint64_t done, uint64_t total, uint64_t bps)
+{
+	(void)arg;
+	if (total)
+		printf("\rlboot: fetched %llu of %llu KiB (%llu KiB/s) ",
+		       (unsigned long long)(done >> 10), (unsigned long long)(total >> 10),
+		       (unsigned long long)(bps >> 10));
+	else
+		printf("\rlboot: fetched %llu KiB (%llu KiB/s) ",
+		       (unsigned long long)(done >> 10), (unsigned long long)(bps >> 10));
+	if (done == total)
+		printf("\n");
+	fflush(stdout);
+}
+
+/* fetch url onto the end of blob b (its piece hashed into h when given) */
+static int fetch_into(const char *url, struct lb_blob *b, struct lb_hash *h,
+		      uint64_t *got, char *err, size_t errsz)
+{
+	struct lb_fetch_opts o = { 0 };
+	struct lb_fetch_result *res = malloc(sizeof(*res));
+	struct url_sink u = { .b = b, .h = h };
+	int r;
+
+	if (!res)
+		return -ENOMEM;
+	if (fetch_base)
+		o = *fetch_base;
+	o.sink = url_sink;
+	o.sink_arg = &u;
+	o.progress = url_progress;
+	o.max_size = b->cap;
+	r = lb_fetch(url, &o, res);
+	if (r && err)
+		snprintf(err, errsz, "%s", res->err);
+	free(res);
+	if (got)
+		*got = u.n;
+	return r;
+}
+
+struct mem_sink {
+	char *p;
+	size_t n, max;
+};
+
+static int mem_sink(void *arg, const void *data, size_t len, uint64_t off)
+{
+	struct mem_sink *m = arg;
+	char *np;
+
+	(void)off;
+	if (len > m->max - m->n)
+		return -EFBIG;
+	if (!(np = realloc(m->p, m->n + len + 1)))
+		return -ENOMEM;
+	m->p = np;
+	memcpy(m->p + m->n, data, len);
+	m->n += len;
+	m->p[m->n] = 0;
+	return 0;
+}
+
+int lb_kexec_fetch_small(const char *url, size_t max, char **buf, size_t *len,
+			 char *err, size_t errsz)
+{
+	struct lb_fetch_opts o = { 0 };
+	struct lb_fetch_result *res = malloc(sizeof(*res));
+	struct mem_sink m = { .max = max };
+	int r;
+
+	if (!res)
+		return -ENOMEM;
+	if (fetch_base)
+		o = *fetch_base;
+	o.sink = mem_sink;
+	o.sink_arg = &m;
+	o.progress = NULL;
+	o.max_size = max;
+	r = lb_fetch(url, &o, res);
+	if (r && err)
+		snprintf(err, errsz, "%s", res->err);
+	free(res);
+	if (!r && !m.p && !(m.p = calloc(1, 1)))
+		r = -ENOMEM;
+	if (r) {
+		free(m.p);
+		return r;
+	}
+	*buf = m.p;
+	if (len)
+		*len = m.n;
+	return 0;
+}
+
 void lb_stage_free(struct lb_stage *st)
 {
 	lb_blob_free(&st->file);
@@ -239,8 +382,9 @@ void lb_stage_free(struct lb_stage *st)
 static int stage_fail(struct lb_stage *st, char *why, size_t whysz,
 		      const char *file, int r, const char *what)
 {
+	fail(why, whysz, file, r, what); /* what may point into st */
 	lb_stage_free(st);
-	return fail(why, whysz, file, r, what);
+	return r;
 }
 
 int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
@@ -263,17 +407,26 @@ int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
 	st->fs = e->fs ? lb_fsset_by_ident(set, e->fs) : NULL;
 	if (!st->fs && !e->fs && set->n == 1)
 		st->fs = &set->v[0];
-	if (!st->fs)
+	if (!st->fs && !lb_is_url(e->kernel))
 		return fail(why, whysz, e->fs ? e->fs : "(no filesystem)", -ENODEV,
 			    "filesystem not found (ENODEV)");
 
-	/* the kernel file (or UKI), once */
-	if ((r = open_file(st->fs, e->kernel, &fd)))
-		return stage_fail(st, why, whysz, e->kernel, r, NULL);
-	r = lb_blob_from_fd(fd, LB_KEXEC_MAX_UKI, mask, &st->file);
-	close(fd);
-	if (r)
-		return stage_fail(st, why, whysz, e->kernel, r, NULL);
+	/* the kernel file (or UKI), once: from the disk or the network */
+	if (lb_is_url(e->kernel)) {
+		if ((r = lb_blob_begin(&st->file, LB_KEXEC_MAX_UKI, mask)) ||
+		    (r = fetch_into(e->kernel, &st->file, NULL, NULL, st->neterr,
+				    sizeof(st->neterr))) ||
+		    (r = lb_blob_end(&st->file)))
+			return stage_fail(st, why, whysz, e->kernel, r,
+					  st->neterr[0] ? st->neterr : NULL);
+	} else {
+		if ((r = open_file(st->fs, e->kernel, &fd)))
+			return stage_fail(st, why, whysz, e->kernel, r, NULL);
+		r = lb_blob_from_fd(fd, LB_KEXEC_MAX_UKI, mask, &st->file);
+		close(fd);
+		if (r)
+			return stage_fail(st, why, whysz, e->kernel, r, NULL);
+	}
 	if ((r = lb_blob_map(&st->file, &img)))
 		return stage_fail(st, why, whysz, e->kernel, r, NULL);
 
@@ -319,7 +472,8 @@ int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
 		for (size_t i = 0; i < n_initrd; i++)
 			if ((r = stage_file(st, e->initrd[i], mask, buf))) {
 				free(buf);
-				return stage_fail(st, why, whysz, e->initrd[i], r, NULL);
+				return stage_fail(st, why, whysz, e->initrd[i], r,
+						  st->neterr[0] ? st->neterr : NULL);
 			}
 		free(buf);
 		if ((r = lb_blob_end(&st->initrd)))

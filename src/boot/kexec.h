@@ -54,6 +54,7 @@ struct lb_stage {
 	int cmdline_from_uki;          /* the UKI's .cmdline section */
 	long cmdmax;                   /* the kernel's setup header limit */
 	char initrds[1024];            /* "PATH,PATH" for messages */
+	char neterr[256];              /* a fetch's one-line error */
 };
 
 /*
@@ -70,6 +71,18 @@ int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
 		   const char *cmdline, unsigned digest_mask,
 		   struct lb_stage *st, char *why, size_t whysz);
 void lb_stage_free(struct lb_stage *st);
+
+/* Network entries: a kernel or initrd path that is a URL (tftp://,
+ * http://, https://) is fetched (src/boot/netio.h) straight into its blob,
+ * with these options (TLS, timeouts; sink and progress are set by the
+ * stage). NULL: lb_fetch's defaults, no TLS. The options are not copied. */
+struct lb_fetch_opts;
+void lb_kexec_set_fetch(const struct lb_fetch_opts *o);
+int lb_is_url(const char *s);
+/* Fetch url whole into a malloc'd NUL-terminated buffer of at most max
+ * bytes (signatures, manifests, scripts), with the options above. */
+int lb_kexec_fetch_small(const char *url, size_t max, char **buf, size_t *len,
+			 char *err, size_t errsz);
 
 struct lb_kexec_req {
 	const struct lb_fsset *set;  /* where entry->fs is looked up */

@@ -295,7 +295,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 	size_t cap = l->n ? l->n : 1, k;
 	size_t *vis = malloc(cap * sizeof(*vis));
 	long d = default_index(l);
-	int shell = have_shell(m), pending = -1, r = 0;
+	int shell = have_shell(m) && !m->no_shell, pending = -1, r = 0;
 	char num[16];
 	size_t nn = 0;
 	struct term t;
@@ -401,6 +401,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 		case 's':
 			if (m->no_shell)
 				out(m, "\nlboot: shell refused: %s\n", m->no_shell);
+			/* else: have_shell() was false */
 			else if (shell)
 				run_shell(m, &t);
 			else

@@ -26,6 +26,8 @@ cp "$TARGET_KERNEL" "$R/vmlinuz-flipped"; sign "$R/vmlinuz-flipped"
 off=$(( $(stat -c %s "$R/vmlinuz-flipped") / 2 ))
 printf '\x5a' | dd of="$R/vmlinuz-flipped" bs=1 seek=$off conv=notrunc status=none
 for n in a b c d e f g; do cp "$TARGET_INITRD" "$R/initrd-$n.img"; done
+# g differs from f (zero padding after the archive, which the kernel skips)
+head -c 4 /dev/zero >>"$R/initrd-g.img"
 for n in a b c e g; do sign "$R/initrd-$n.img"; done
 # signify (plain Ed25519) for one initrd: the unsigned-conf entry gets past it
 signify-openbsd -S -s "$K/signify.sec" -m "$R/initrd-f.img" -x "$R/initrd-f.img.sig" ||
