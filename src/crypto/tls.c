@@ -200,15 +200,26 @@ out:
 	return rc;
 }
 
-static int add_pem(struct lb_tls_anchors *a, const uint8_t *buf, size_t len)
+static int add_pem(struct lb_tls_anchors *a, const uint8_t *in, size_t inlen)
 {
 	br_pem_decoder_context *pc;
 	struct sink obj = { 0 };
 	static const uint8_t nl = '\n';
 	int in_obj = 0, is_cert = 0, fed_nl = 0, added = 0, rc = 0;
+	uint8_t *text;
+	const uint8_t *buf;
+	size_t len = 0;
 
+	/* BearSSL's decoder wants LF line ends: drop the CRs of CRLF files */
+	if (!(text = malloc(inlen)))
+		return -ENOMEM;
+	for (size_t i = 0; i < inlen; i++)
+		if (in[i] != '\r')
+			text[len++] = in[i];
+	buf = text;
 	if (!(pc = malloc(sizeof(*pc))) || !(obj.p = malloc(LB_TLS_CERT_MAX))) {
 		free(pc);
+		free(text);
 		return -ENOMEM;
 	}
 	obj.cap = LB_TLS_CERT_MAX;
@@ -256,6 +267,7 @@ static int add_pem(struct lb_tls_anchors *a, const uint8_t *buf, size_t len)
 	}
 	free(pc);
 	free(obj.p);
+	free(text);
 	if (!rc && (in_obj || !added))
 		rc = -EINVAL;   /* a cut-off object, or no certificate at all */
 	return rc ? rc : added;
