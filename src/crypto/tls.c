@@ -445,6 +445,21 @@ int64_t lb_tls_build_date(const char *date)
 	return days * 86400;
 }
 
+/* days since 1970-01-01 -> year, month, day (proleptic Gregorian; days >= 0).
+ * Here rather than gmtime_r/strftime, which bring musl's time zone code. */
+static void civil(int64_t days, int *y, int *m, int *d)
+{
+	int64_t z = days + 719468, era = z / 146097;
+	int64_t doe = z - era * 146097;                                 /* [0, 146096] */
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);          /* [0, 365] */
+	int64_t mp = (5 * doy + 2) / 153;                               /* March = 0 */
+
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
 /* --- subjectAltName iPAddress (BearSSL 0.6 has no such check) ------------- */
 
 int lb_tls_cert_ip_match(const uint8_t *der, size_t len, const uint8_t *ip, size_t iplen)
@@ -950,12 +965,12 @@ int lb_tls_open(void *arg, int fd, const char *host, unsigned timeout_ms,
 		} else {
 			lb_seterr(err, errsz, "%s", lb_tls_reason(e));
 			if (e == BR_ERR_X509_EXPIRED) {
-				struct tm tm;
-				time_t tt = (time_t)now;
-				char d[32];
+				int y, m, d;
 
-				if (gmtime_r(&tt, &tm) && strftime(d, sizeof(d), "%Y-%m-%d %H:%M UTC", &tm))
-					lb_seterr(err, errsz, "%s (clock %s)", lb_tls_reason(e), d);
+				civil(now / 86400, &y, &m, &d);
+				lb_seterr(err, errsz, "%s (clock %04d-%02d-%02d %02d:%02d UTC)",
+					  lb_tls_reason(e), y, m, d, (int)(now % 86400 / 3600),
+					  (int)(now % 3600 / 60));
 			} else if (e == BR_ERR_X509_BAD_SERVER_NAME) {
 				lb_seterr(err, errsz, "certificate name mismatch (%s is not among its %s)",
 					  host, c->xw.iplen ? "IP addresses" : "names");

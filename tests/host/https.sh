@@ -304,7 +304,7 @@ refused name-mismatch "certificate name mismatch (127.0.0.1 is not among its IP 
 curl_refuses name-mismatch "$P/rsa-ca.pem" https://127.0.0.1:8445/files/small.bin
 refused dns-name-mismatch "certificate name mismatch (localhost is not among its names)" \
 	--ca "$P/rsa-ca.pem" https://localhost:8445/files/small.bin
-refused expired "certificate expired or not yet valid (clock " \
+refused expired "certificate expired or not yet valid (clock $(date -u +%Y-%m-%d) " \
 	--ca "$P/rsa-ca.pem" https://127.0.0.1:8446/files/small.bin
 curl_refuses expired "$P/rsa-ca.pem" https://127.0.0.1:8446/files/small.bin
 # the pinned certificate does not vouch for anything it did not sign
