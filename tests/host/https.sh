@@ -184,9 +184,48 @@ serve(8461, True)
 EOF
 python3 "$T/stall.py" &
 pids+=($!)
+# a body delimited by the end of the connection (no Content-Length): ended
+# by close_notify (complete) or by a bare TCP close (truncated: refused);
+# and a Content-Length body followed by a bare TCP close (complete)
+cat > "$T/eof.py" <<'EOP'
+import socket, ssl, sys, threading
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+body = open(sys.argv[3], "rb").read()
+def serve(port, clean, length=False):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen(8)
+    while True:
+        c, _ = s.accept()
+        try:
+            t = ctx.wrap_socket(c, server_side=True)
+            req = b""
+            while b"\r\n\r\n" not in req:
+                d = t.recv(4096)
+                if not d:
+                    break
+                req += d
+            cl = b"Content-Length: %d\r\n" % len(body) if length else b""
+            t.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n" + cl + b"\r\n" + body)
+            if clean:
+                t.unwrap().close()  # close_notify, then TCP FIN
+            else:
+                t.shutdown(socket.SHUT_RDWR)    # TCP FIN, no close_notify
+                t.close()
+        except (OSError, ssl.SSLError):
+            c.close()
+threading.Thread(target=serve, args=(8462, False), daemon=True).start()
+threading.Thread(target=serve, args=(8464, False, True), daemon=True).start()
+serve(8463, True)
+EOP
+python3 "$T/eof.py" "$P/rsa-srv.pem" "$P/rsa-srv.key" "$W/files/small.bin" 2>"$T/eof.log" &
+pids+=($!)
 
 for i in $(seq 50); do
-	(exec 3<>/dev/tcp/127.0.0.1/8452) 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/8461) 2>/dev/null && break
+	(exec 3<>/dev/tcp/127.0.0.1/8452) 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/8461) 2>/dev/null &&
+		(exec 3<>/dev/tcp/127.0.0.1/8463) 2>/dev/null && break
 	sleep 0.1
 done
 
@@ -215,6 +254,15 @@ refused() { # name pattern args... (exit 1, one line matching, no output file)
 			notok "https/$name" "$(cat "$T/$name.stderr")"
 		fi
 		echo "# $(cat "$T/$name.stderr")"
+	fi
+}
+
+# curl agrees with the refusals (the oracle refuses what we refuse)
+curl_refuses() { # name ca url
+	if curl -sS --fail --max-time 5 --cacert "$2" -o /dev/null "$3" 2>/dev/null; then
+		notok "https/$1/curl-refuses-too" "curl accepted $3"
+	else
+		ok "https/$1/curl-refuses-too"
 	fi
 }
 
@@ -275,6 +323,15 @@ if fetch big 0 --ca "$P/rsa-ca.pem" --json https://127.0.0.1:8443/files/big.bin 
 		notok "https/big-40MB/curl-oracle" "curl: $(cat "$T/curl.err")"
 	fi
 fi
+# end of body = end of connection: only a close_notify makes it complete
+if fetch close-notify 0 --ca "$P/rsa-ca.pem" https://127.0.0.1:8463/ -o "$out/eof"; then
+	same body-ended-by-close-notify "$out/eof" "$W/files/small.bin"
+fi
+# (curl is no oracle here: it sets OpenSSL's SSL_OP_IGNORE_UNEXPECTED_EOF)
+refused truncated-without-close-notify "Broken pipe after" --ca "$P/rsa-ca.pem" https://127.0.0.1:8462/
+if fetch length-then-tcp-close 0 --ca "$P/rsa-ca.pem" https://127.0.0.1:8464/ -o "$out/eof2"; then
+	same content-length-then-tcp-close "$out/eof2" "$W/files/small.bin"
+fi
 # the static musl target binary (BearSSL from Debian's .a, fortify shim)
 if [ -x out/lboot-target ]; then
 	if out/lboot-target fetch -q --ca "$P/ec-ca.pem" https://127.0.0.1:8444/files/big.bin \
@@ -286,14 +343,6 @@ if [ -x out/lboot-target ]; then
 else
 	echo "skip https/target-static-musl: out/lboot-target not built"
 fi
-# curl agrees with the refusals below (the oracle refuses what we refuse)
-curl_refuses() { # name ca url
-	if curl -sS --fail --max-time 5 --cacert "$2" -o /dev/null "$3" 2>/dev/null; then
-		notok "https/$1/curl-refuses-too" "curl accepted $3"
-	else
-		ok "https/$1/curl-refuses-too"
-	fi
-}
 
 # --- refusals -------------------------------------------------------------------
 refused wrong-ca "certificate not trusted" --ca "$P/ec-ca.pem" https://127.0.0.1:8443/files/small.bin
