@@ -142,6 +142,7 @@ http {
 	client_body_temp_path $T/nginx; proxy_temp_path $T/nginx;
 	fastcgi_temp_path $T/nginx; uwsgi_temp_path $T/nginx; scgi_temp_path $T/nginx;
 	ssl_protocols TLSv1.2 TLSv1.3;
+	server { listen 127.0.0.1:8080; root $W; }
 $(srv 8443 "$P/rsa-srv.pem" "$P/rsa-srv.key")
 $(srv 8444 "$P/ec-srv.pem" "$P/ec-srv.key")
 $(srv 8445 "$P/other-srv.pem" "$P/other-srv.key")
@@ -331,6 +332,36 @@ fi
 refused truncated-without-close-notify "Broken pipe after" --ca "$P/rsa-ca.pem" https://127.0.0.1:8462/
 if fetch length-then-tcp-close 0 --ca "$P/rsa-ca.pem" https://127.0.0.1:8464/ -o "$out/eof2"; then
 	same content-length-then-tcp-close "$out/eof2" "$W/files/small.bin"
+fi
+# the target's defaults, /etc/lboot/tls/ and /etc/lboot/ca.pem, in a mount
+# namespace with a tmpfs over /etc (the host's /etc is untouched)
+if [ -x out/lboot-target ] && unshare -m true 2>/dev/null; then
+	cat > "$T/defaults.sh" <<'EOD'
+set -e
+mount -t tmpfs none /etc
+mkdir -p /etc/lboot/tls
+cp "$P/rsa-ca.pem" /etc/lboot/tls/rsa.crt
+cp "$P/ec-ca.pem" /etc/lboot/ca.pem
+L=$PWD/out/lboot-target
+$L fetch -q https://127.0.0.1:8443/files/small.bin -o "$out/d1"
+$L fetch -q https://127.0.0.1:8444/files/small.bin -o "$out/d2"
+cmp "$out/d1" "$W/files/small.bin" && cmp "$out/d2" "$W/files/small.bin"
+echo garbage > /etc/lboot/tls/bad.pem
+! $L fetch -q https://127.0.0.1:8443/files/small.bin -o "$out/d3" 2>"$T/d3.err"
+grep -q "trust anchors: /etc/lboot/tls/bad.pem: no certificate" "$T/d3.err"
+# a broken CA store does not stop plain http
+$L fetch -q http://127.0.0.1:8080/files/small.bin -o "$out/d4"
+cmp "$out/d4" "$W/files/small.bin"
+echo done
+EOD
+	if P=$P W=$W T=$T out=$out unshare -m bash "$T/defaults.sh" >"$T/defaults.log" 2>&1 &&
+	   grep -q '^done$' "$T/defaults.log"; then
+		ok "https/default-anchors-etc-lboot"
+	else
+		notok "https/default-anchors-etc-lboot" "$(tail -3 "$T/defaults.log" | tr '\n' ' ')"
+	fi
+else
+	echo "skip https/default-anchors-etc-lboot: no out/lboot-target or no unshare -m"
 fi
 # the static musl target binary (BearSSL from Debian's .a, fortify shim)
 if [ -x out/lboot-target ]; then
