@@ -1,9 +1,9 @@
-/* lboot fetch: download a tftp:// or http:// URL into a file. */
+/* lboot fetch: download a tftp://, http:// or https:// URL into a file. */
 #include "lboot.h"
 
 LB_APPLET(fetch, LB_HOST|LB_TARGET,
 "usage: lboot fetch [OPTIONS] URL -o FILE\n"
-"Download URL (tftp://HOST[:PORT]/PATH, http://HOST[:PORT]/PATH; IPv6\n"
+"Download URL (tftp://HOST[:PORT]/PATH, http[s]://HOST[:PORT]/PATH; IPv6\n"
 "literals in brackets) into FILE, as the network boot does. FILE is written\n"
 "only when the whole file arrived (length checked against the TFTP tsize or\n"
 "the HTTP Content-Length / chunked framing): a temporary file next to it is\n"
@@ -11,14 +11,21 @@ LB_APPLET(fetch, LB_HOST|LB_TARGET,
 "HTTP: redirects followed (at most 8), 4xx/5xx are errors. TFTP: blksize\n"
 "1468, windowsize 16 and tsize are asked for (RFC 2348/2349/7440); a server\n"
 "that refuses or ignores them is served by plain RFC 1350.\n"
-"https:// is not built in yet.\n"
+"HTTPS: TLS 1.2 (BearSSL), the server's certificate chain checked against\n"
+"the trust anchors (--ca; without it " "/etc/lboot/tls/*.pem|*.crt|*.cer|*.der\n"
+"and /etc/lboot/ca.pem when present), its name (or, for an address, its\n"
+"IP subjectAltName) and validity dates (the clock, but never earlier than\n"
+"the build date). No trust anchors: https:// is refused, never unchecked.\n"
 "  -o, --output FILE   where to write (required)\n"
 "  --json              print {url, final_url, file, bytes, seconds, ...}\n"
 "  --blksize N         TFTP block size to ask for (8..65464; 512: none)\n"
 "  --windowsize N      TFTP window to ask for (1..64; 1: none)\n"
 "  --no-tftp-options   plain RFC 1350 TFTP (512-byte blocks, no options)\n"
 "  --max-size BYTES    refuse larger files (default 2 GiB)\n"
-"  --timeout SECONDS   connect/idle timeout (default 10)\n"
+"  --timeout SECONDS   connect/idle timeout, and the whole TLS handshake\n"
+"                      (default 10)\n"
+"  --ca FILE|DIR       trust anchors: a PEM bundle or DER certificate, or a\n"
+"                      directory of them (repeatable)\n"
 "  -q, --quiet         no progress lines (shown for files over 1 MiB)\n"
 "Exit: 0 ok, 1 failure (one line on stderr), 2 usage.\n")
 
@@ -34,6 +41,7 @@ LB_APPLET(fetch, LB_HOST|LB_TARGET,
 
 #include "json.h"
 #include "netio.h"
+#include "tls.h"
 
 struct out {
 	int fd;
@@ -103,7 +111,50 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *v)
 	return 0;
 }
 
-enum { O_JSON = 256, O_BLKSIZE, O_WINDOW, O_NOOPT, O_MAX, O_TIMEOUT };
+enum { O_JSON = 256, O_BLKSIZE, O_WINDOW, O_NOOPT, O_MAX, O_TIMEOUT, O_CA };
+
+/* The trust anchors, and why the default ones did not load (reported only
+ * when an https:// URL needs them: a broken CA store does not stop http). */
+struct tls_arg {
+	struct lb_tls_config cfg;
+	char err[300];
+};
+
+static int tls_open(void *arg, int fd, const char *host, unsigned timeout_ms,
+		    struct lb_net_transport *t, char *err, size_t errsz)
+{
+	struct tls_arg *ta = arg;
+
+	if (ta->err[0]) {
+		close(fd);
+		snprintf(err, errsz, "%s", ta->err);
+		return -ENOKEY;
+	}
+	return lb_tls_open(&ta->cfg, fd, host, timeout_ms, t, err, errsz);
+}
+
+/* --ca paths, or the defaults that exist */
+static int load_anchors(struct lb_tls_anchors *a, char **ca, int n_ca, struct tls_arg *ta)
+{
+	static const char *const defaults[] = { LB_TLS_DEFAULT_DIR, LB_TLS_DEFAULT_FILE };
+	char e[256];
+
+	for (int i = 0; i < n_ca; i++) {
+		if (lb_tls_anchors_add_path(a, ca[i], e, sizeof(e)) < 0) {
+			lb_err("--ca %s", e);
+			return -1;
+		}
+	}
+	for (size_t i = 0; !n_ca && i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+		if (access(defaults[i], F_OK))
+			continue;
+		if (lb_tls_anchors_add_path(a, defaults[i], e, sizeof(e)) < 0) {
+			snprintf(ta->err, sizeof(ta->err), "trust anchors: %s", e);
+			break;
+		}
+	}
+	return 0;
+}
 
 int fetch_main(int argc, char **argv)
 {
@@ -115,6 +166,7 @@ int fetch_main(int argc, char **argv)
 		{ "no-tftp-options", no_argument, 0, O_NOOPT },
 		{ "max-size", required_argument, 0, O_MAX },
 		{ "timeout", required_argument, 0, O_TIMEOUT },
+		{ "ca", required_argument, 0, O_CA },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -122,6 +174,10 @@ int fetch_main(int argc, char **argv)
 	struct lb_fetch_opts o = { 0 };
 	struct lb_fetch_result *res = NULL;
 	struct out out = { -1, 0 };
+	struct lb_tls_anchors *anchors = NULL;
+	struct tls_arg *ta = NULL;
+	char **ca = NULL;
+	int n_ca = 0;
 	const char *file = NULL, *url;
 	char *tmp = NULL, *dcopy = NULL, *bcopy = NULL;
 	int json = 0, quiet = 0, c, rc = 1;
@@ -161,7 +217,20 @@ int fetch_main(int argc, char **argv)
 				goto usage;
 			o.timeout_ms = (unsigned)v * 1000;
 			break;
+		case O_CA: {
+			char **nc;
+			if (!*optarg)
+				goto usage;
+			if (!(nc = realloc(ca, (size_t)(n_ca + 1) * sizeof(*ca)))) {
+				lb_err("out of memory");
+				goto done;
+			}
+			ca = nc;
+			ca[n_ca++] = optarg;
+			break;
+		}
 		case 'h':
+			free(ca);
 			lb_usage("fetch");
 			return 0;
 		default:
@@ -175,13 +244,21 @@ int fetch_main(int argc, char **argv)
 	if (!stat(file, &st) && !S_ISREG(st.st_mode)) {
 		/* never rename over a device, a directory or a pipe */
 		lb_err("%s: exists and is not a regular file", file);
-		return 1;
+		goto done;
 	}
 	if (!(res = calloc(1, sizeof(*res))) || !(dcopy = strdup(file)) ||
-	    !(bcopy = strdup(file))) {
+	    !(bcopy = strdup(file)) || !(anchors = lb_tls_anchors_new()) ||
+	    !(ta = calloc(1, sizeof(*ta)))) {
 		lb_err("out of memory");
 		goto done;
 	}
+	if (load_anchors(anchors, ca, n_ca, ta))
+		goto done;
+	ta->cfg.anchors = anchors;
+	/* validity checked at the clock, but never before this binary's
+	 * build date (tls.h): an RTC reset to 1970 does not fail every
+	 * certificate, nor revive one that expired before the build */
+	ta->cfg.time_floor = lb_tls_build_date(__DATE__);
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dcopy), basename(bcopy)) < 0) {
 		tmp = NULL;
 		lb_err("out of memory");
@@ -196,6 +273,8 @@ int fetch_main(int argc, char **argv)
 	}
 	o.sink = sink;
 	o.sink_arg = &out;
+	o.tls_open = tls_open;
+	o.tls_arg = ta;
 	if (!quiet && !json)
 		o.progress = progress;
 	t0 = lb_now_ms();
@@ -250,8 +329,12 @@ done:
 	free(dcopy);
 	free(bcopy);
 	free(res);
+	free(ta);
+	lb_tls_anchors_free(anchors);
+	free(ca);
 	return rc;
 usage:
+	free(ca);
 	lb_usage("fetch");
 	return 2;
 }
