@@ -397,6 +397,16 @@ static size_t utf16_name(const char *s, uint8_t *out)
 	return n + 2;
 }
 
+/* The section of that name in the base profile, or NULL. */
+static const struct lb_pe_section *uki_section(const struct lb_pe *pe, size_t limit,
+					       const char *name)
+{
+	for (size_t i = 0; i < limit; i++)
+		if (!strcmp(pe->sec[i].name, name))
+			return &pe->sec[i];
+	return NULL;
+}
+
 int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t *nmeas)
 {
 	struct lb_pe *pe;
@@ -422,30 +432,42 @@ int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t 
 	list = v && v < 254 ? uki_sections_252 : uki_sections;
 	nlist = v && v < 254 ? sizeof(uki_sections_252) / sizeof(uki_sections_252[0]) :
 		sizeof(uki_sections) / sizeof(uki_sections[0]);
+	if (!uki_section(pe, limit, ".linux")) {
+		rc = -ENOENT;
+		goto out;
+	}
+	/* Check every section before extending anything. What the stub hashes
+	 * is the section in the loaded image: VirtualSize bytes inside
+	 * SizeOfImage, the raw data then zeros; the zeros are capped (a
+	 * hostile VirtualSize is not hashed for minutes). lb_pe_parse checked
+	 * raw_off + raw_size <= len. */
 	for (size_t k = 0; k < nlist; k++) {
-		const struct lb_pe_section *s = NULL;
+		const struct lb_pe_section *s = uki_section(pe, limit, list[k]);
+		size_t vs, raw;
+
+		if (!s)
+			continue;
+		vs = s->vsize ? s->vsize : s->raw_size;
+		raw = s->raw_size < vs ? s->raw_size : vs;
+		if ((uint64_t)s->vaddr + vs > pe->size_of_image || vs - raw > LB_MEASURE_MAX_ZEROS) {
+			rc = -EINVAL;
+			goto out;
+		}
+	}
+	for (size_t k = 0; k < nlist; k++) {
+		const struct lb_pe_section *s = uki_section(pe, limit, list[k]);
 		struct lb_hash *h;
 		struct lb_digests d;
 		uint8_t name16[32];
 		size_t nlen, raw, vs;
 
-		for (size_t i = 0; i < limit && !s; i++)
-			if (!strcmp(pe->sec[i].name, list[k]))
-				s = &pe->sec[i];
-		if (!s) {
-			if (k == 0) {
-				rc = -ENOENT;
-				goto out;
-			}
+		if (!s)
 			continue;
-		}
 		nlen = utf16_name(list[k], name16);
 		rc = lb_measure_data(m, LB_MEASURE_PCR_UKI, LB_EV_IPL, list[k],
 				     strlen(list[k]) + 1, name16, nlen);
 		if (rc)
 			goto out;
-		/* the section as loaded: VirtualSize bytes, the raw data then
-		 * zeros (lb_pe_parse checked raw_off + raw_size <= len) */
 		vs = s->vsize ? s->vsize : s->raw_size;
 		raw = s->raw_size < vs ? s->raw_size : vs;
 		if (!(h = malloc(sizeof(*h)))) {

@@ -40,6 +40,7 @@
 #define LB_MEASURE_MAX_DATA    8192    /* event data bytes per event */
 #define LB_MEASURE_MAX_CMDLINE 4096    /* bytes of command line (UTF-8) */
 #define LB_MEASURE_MAX_LAML    (16u << 20) /* largest ACPI log area we touch */
+#define LB_MEASURE_MAX_ZEROS   (16u << 20) /* UKI section VirtualSize past its raw data */
 
 struct lb_measure_event {
 	uint32_t pcr, type;
@@ -125,7 +126,9 @@ int lb_measure_ucs2(const char *s, uint8_t *out, size_t cap, size_t *len);
  * with the digest of the name with its NUL, then one with the digest of
  * its VirtualSize bytes (zeros past the raw data); event data: the name in
  * UTF-16 with NUL. Returns the number of sections measured via *n (may be
- * NULL). -EINVAL: not PE; -ENOENT: no .linux section.
+ * NULL). -EINVAL: not PE, or a section outside SizeOfImage or more than
+ * LB_MEASURE_MAX_ZEROS past its raw data (all checked before the first
+ * extend); -ENOENT: no .linux section.
  */
 int lb_measure_uki(struct lb_measure *m, const uint8_t *pe, size_t len, size_t *n);
 /* EV_SEPARATOR (4 zero bytes, their digest) into pcr: before kexec and

@@ -451,6 +451,22 @@ int main(void)
 			}
 		}
 		CHECK_INT(lb_measure_uki(&m, (const uint8_t *)"not PE", 6, NULL), -EINVAL);
+		/* a hostile VirtualSize (4 GiB past the raw data): refused before
+		 * any extend, at once */
+		{
+			const struct lb_pe_section *s = lb_pe_find(&pe, ".osrel");
+			size_t before = f.extends, hdr = 0;
+
+			for (size_t i = 0; s && i + 8 < 4096 && !hdr; i++)
+				if (!memcmp(img + i, ".osrel\0", 7))
+					hdr = i;
+			CHECK(hdr != 0);
+			if (hdr) {
+				memset(img + hdr + 8, 0xff, 4); /* VirtualSize */
+				CHECK_INT(lb_measure_uki(&m, img, n, NULL), -EINVAL);
+				CHECK_INT(f.extends, before);
+			}
+		}
 		free(img);
 		lb_measure_close(&m);
 	}
