@@ -49,6 +49,7 @@ struct lb_measure_event {
 	uint8_t *data;          /* event data (malloc'd), size bytes */
 };
 
+/* About 54 KB (the TPM buffers and the events): static or malloc'd. */
 struct lb_measure {
 	struct lb_tpmdev dev;
 	struct lb_tpm2 t;
