@@ -20,7 +20,18 @@ LB_APPLET(tpm, LB_HOST|LB_TARGET,
 "  unseal SEL FILE          print the secret sealed in FILE to stdout\n"
 "  lock-platform            set a random platform hierarchy auth (then the\n"
 "                           OS holds no platform authority)\n"
-"--json: info, pcrread, eventlog and getrandom print JSON. Exit 0 ok, 1 on\n"
+"  measure [--config F]... [--note S]... [--kernel F [--path P]] [--uki F]\n"
+"          [--cmdline S] [--initrd F]... [--separator] [--lock-platform]\n"
+"          [--log-out F [--log-base F]] [--acpi [--acpi-table F] [--mem F]\n"
+"          [--fw-log F]]\n"
+"                           measure a boot as lboot does, in this order: PCR 8\n"
+"                           configs and notes, PCR 4 the kernel (Authenticode),\n"
+"                           PCR 11 the UKI (systemd-stub), PCR 9 the command\n"
+"                           line (UCS-2) and the initrds as one buffer, PCR 8 a\n"
+"                           separator (docs/measured-boot.md). --log-out: the\n"
+"                           events as a TCG2 log, after the log --log-base;\n"
+"                           --acpi: into the ACPI TPM2 log area (/dev/mem)\n"
+"--json: info, pcrread, eventlog, getrandom and measure print JSON. Exit 0 ok, 1 on\n"
 "failure (TPM response codes named), 2 on bad usage.\n")
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +40,9 @@ LB_APPLET(tpm, LB_HOST|LB_TARGET,
 #include <string.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "io.h"
+#include "measure.h"
 #include "tcglog.h"
 #include "tpm2.h"
 #include "tpmdev.h"
@@ -823,6 +836,272 @@ static int cmd_lock_platform(struct tpm *tp)
 	return rc ? fail(tp, rc, "lock platform hierarchy") : 0;
 }
 
+/* --- measure ------------------------------------------------------------------- */
+
+#define MEASURE_MAX_FILE (1024u << 20)
+#define MEASURE_MAX_ARGS 32
+
+static int measure_fail(const char *what, int rc, const char *err)
+{
+	char buf[96];
+
+	if (err && *err)
+		lb_err("%s: %s", what, err);
+	else if (rc > 0)
+		lb_err("%s: %s", what, lb_tpm2_rc_str(rc, buf, sizeof(buf)));
+	else if (rc == -EBADMSG)
+		lb_err("%s: malformed response from the TPM", what);
+	else
+		lb_err("%s: %s", what, strerror(-rc));
+	return 1;
+}
+
+/* Stream files into one set of digests: the one buffer they make. */
+static int hash_files(char **files, size_t n, unsigned mask, struct lb_digests *d,
+		      const char **bad)
+{
+	struct lb_hash *h = malloc(sizeof(*h));
+	uint8_t *buf = malloc(1 << 16);
+	int rc = -ENOMEM;
+
+	if (!h || !buf)
+		goto out;
+	if ((rc = lb_hash_init(h, mask)))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+
+		*bad = files[i];
+		if (fd < 0) {
+			rc = -errno;
+			goto out;
+		}
+		for (;;) {
+			ssize_t k = read(fd, buf, 1 << 16);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				rc = -errno;
+				close(fd);
+				goto out;
+			}
+			if (!k)
+				break;
+			lb_hash_update(h, buf, (size_t)k);
+		}
+		close(fd);
+	}
+	lb_hash_final(h, d);
+	rc = 0;
+out:
+	free(buf);
+	free(h);
+	return rc;
+}
+
+static void print_events(const struct lb_measure *m)
+{
+	printf("[");
+	for (size_t i = 0; i < m->n_ev; i++) {
+		const struct lb_measure_event *ev = &m->ev[i];
+		const char *tn = lb_tcglog_type_name(ev->type);
+		char hexd[2 * LB_HASH_MAXLEN + 1];
+
+		printf("%s{\"pcr\":%u,\"type\":\"%s\",\"digests\":{", i ? "," : "", ev->pcr,
+		       tn ? tn : "?");
+		for (size_t b = 0; b < m->n_banks; b++) {
+			int h = lb_measure_hash_alg(m->bank_alg[b]);
+
+			lb_hex(ev->d.d[h], lb_hash_len(h), hexd);
+			printf("%s\"%s\":\"%s\"", b ? "," : "", lb_hash_name(h), hexd);
+		}
+		printf("},\"data\":\"");
+		hex(stdout, ev->data, ev->size, 0);
+		printf("\"}");
+	}
+	printf("]\n");
+}
+
+static int cmd_measure(const struct opts *o, int argc, char **argv)
+{
+	static struct lb_measure m;
+	static char *initrds[MEASURE_MAX_ARGS], *configs[MEASURE_MAX_ARGS],
+		*notes[MEASURE_MAX_ARGS];
+	size_t ni = 0, nc = 0, nn = 0;
+	const char *kernel = NULL, *path = NULL, *uki = NULL, *cmdline = NULL;
+	const char *log_out = NULL, *log_base = NULL;
+	struct lb_measure_paths ap = { NULL, NULL, NULL };
+	int separator = 0, lock = 0, acpi = 0, rc, ret = 1;
+	char err[256] = "", devbuf[96];
+	const char *dev = NULL;
+	uint8_t *buf = NULL, *log = NULL;
+	size_t len, llen;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+#define ARG(name) (!strcmp(a, name) && v && (i++, 1))
+		if (ARG("--kernel"))
+			kernel = v;
+		else if (ARG("--path"))
+			path = v;
+		else if (ARG("--uki"))
+			uki = v;
+		else if (ARG("--cmdline"))
+			cmdline = v;
+		else if (ARG("--log-out"))
+			log_out = v;
+		else if (ARG("--log-base"))
+			log_base = v;
+		else if (ARG("--acpi-table"))
+			ap.tpm2_table = v;
+		else if (ARG("--mem"))
+			ap.mem = v;
+		else if (ARG("--fw-log"))
+			ap.fw_log = v;
+		else if (ARG("--initrd") && ni < MEASURE_MAX_ARGS)
+			initrds[ni++] = argv[i];
+		else if (ARG("--config") && nc < MEASURE_MAX_ARGS)
+			configs[nc++] = argv[i];
+		else if (ARG("--note") && nn < MEASURE_MAX_ARGS)
+			notes[nn++] = argv[i];
+		else if (!strcmp(a, "--separator"))
+			separator = 1;
+		else if (!strcmp(a, "--lock-platform"))
+			lock = 1;
+		else if (!strcmp(a, "--acpi"))
+			acpi = 1;
+		else {
+			lb_err("measure: bad argument: %s", a);
+			return lb_usage("tpm"), 2;
+		}
+#undef ARG
+	}
+	if ((path && !kernel) || (log_base && !log_out) ||
+	    ((ap.tpm2_table || ap.mem || ap.fw_log) && !acpi))
+		return lb_usage("tpm"), 2;
+	if (o->tcp) {
+		snprintf(devbuf, sizeof(devbuf), "tcp:%s", o->tcp);
+		dev = devbuf;
+	} else {
+		dev = o->device;
+	}
+	rc = lb_measure_open(&m, dev, err, sizeof(err));
+	if (rc)
+		return measure_fail("measure", rc, err);
+	for (size_t i = 0; i < nc; i++) {
+		rc = lb_read_path(configs[i], MEASURE_MAX_FILE, &buf, &len);
+		if (rc) {
+			lb_err("%s: %s", configs[i], strerror(-rc));
+			goto out;
+		}
+		rc = lb_measure_config(&m, configs[i], buf, len);
+		free(buf);
+		buf = NULL;
+		if (rc) {
+			measure_fail(configs[i], rc, NULL);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < nn; i++) {
+		if ((rc = lb_measure_string(&m, notes[i]))) {
+			measure_fail("note", rc, NULL);
+			goto out;
+		}
+	}
+	if (kernel) {
+		rc = lb_read_path(kernel, MEASURE_MAX_FILE, &buf, &len);
+		if (rc) {
+			lb_err("%s: %s", kernel, strerror(-rc));
+			goto out;
+		}
+		rc = lb_measure_kernel_pe(&m, buf, len, path);
+		free(buf);
+		buf = NULL;
+		if (rc < 0) {
+			measure_fail(kernel, rc, NULL);
+			goto out;
+		}
+		if (rc == 1 && !o->json)
+			printf("%s: not a PE image: measured its plain digest\n", kernel);
+	}
+	if (uki) {
+		size_t ns;
+
+		rc = lb_read_path(uki, MEASURE_MAX_FILE, &buf, &len);
+		if (rc) {
+			lb_err("%s: %s", uki, strerror(-rc));
+			goto out;
+		}
+		rc = lb_measure_uki(&m, buf, len, &ns);
+		free(buf);
+		buf = NULL;
+		if (rc) {
+			lb_err("%s: %s", uki, rc == -ENOENT ? "no .linux section" :
+			       rc == -EINVAL ? "not a PE image" : strerror(-rc));
+			goto out;
+		}
+	}
+	if (cmdline && (rc = lb_measure_cmdline(&m, cmdline))) {
+		measure_fail("command line", rc, NULL);
+		goto out;
+	}
+	if (ni) {
+		struct lb_digests d;
+		const char *bad = NULL;
+
+		rc = hash_files(initrds, ni, lb_measure_banks(&m), &d, &bad);
+		if (rc) {
+			lb_err("%s: %s", bad ? bad : "initrd", strerror(-rc));
+			goto out;
+		}
+		if ((rc = lb_measure_initrd(&m, &d))) {
+			measure_fail("initrd", rc, NULL);
+			goto out;
+		}
+	}
+	if (separator && (rc = lb_measure_separator(&m, LB_MEASURE_PCR_LBOOT))) {
+		measure_fail("separator", rc, NULL);
+		goto out;
+	}
+	if (log_out) {
+		uint8_t *base = NULL;
+		size_t blen = 0;
+
+		if (log_base && (rc = read_stream(log_base, LB_TCGLOG_MAX_SIZE, &base, &blen))) {
+			lb_err("%s: %s", log_base, strerror(-rc));
+			goto out;
+		}
+		rc = lb_measure_log_build(&m, base, blen, 0, &log, &llen);
+		free(base);
+		if (!rc)
+			rc = lb_write_atomic(log_out, log, llen, 0644);
+		if (rc) {
+			lb_err("%s: %s", log_out, rc == -ENOTSUP ?
+			       "the base log's banks are not the TPM's active banks" : strerror(-rc));
+			goto out;
+		}
+	}
+	if (acpi && (rc = lb_measure_log_acpi(&m, &ap, err, sizeof(err)))) {
+		measure_fail("ACPI log", rc, err);
+		goto out;
+	}
+	if (lock && (rc = lb_measure_lock_platform(&m))) {
+		measure_fail("lock platform hierarchy", rc, NULL);
+		goto out;
+	}
+	if (o->json)
+		print_events(&m);
+	else
+		printf("measured %zu events\n", m.n_ev);
+	ret = 0;
+out:
+	free(log);
+	lb_measure_close(&m);
+	return ret;
+}
+
 int tpm_main(int argc, char **argv)
 {
 	struct opts o = { NULL, NULL, LB_TPMDEV_TIMEOUT_MS, 0 };
@@ -850,6 +1129,10 @@ int tpm_main(int argc, char **argv)
 			o.json = 1;
 		} else if (!strcmp(a, "--replay")) {
 			replay = 1;
+		} else if (!n && !strcmp(a, "measure")) {
+			if (o.tcp && o.device)
+				return lb_usage("tpm"), 2;
+			return cmd_measure(&o, argc - i - 1, argv + i + 1);
 		} else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9')) {
 			lb_err("unknown option: %s", a);
 			lb_usage("tpm");
