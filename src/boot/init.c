@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "scan.h"
 #include "verify.h"
+#include "measure.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -100,6 +101,12 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			size_t l = strlen(tok + 17);
 			if (l < sizeof(o->fault_hang)) {
 				memcpy(o->fault_hang, tok + 17, l + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.measure=", 14)) {
+			size_t l = strlen(tok + 14);
+			if (l < sizeof(o->measure)) {
+				memcpy(o->measure, tok + 14, l + 1);
 				n++;
 			}
 		} else if (!strncmp(tok, "lboot.verify=", 13)) {
@@ -230,6 +237,85 @@ static void refused_set(const struct lb_entries *l, const struct lb_entry *e,
 	vb.refused[i] = strdup(why);
 }
 
+/* --- measured boot ------------------------------------------------------ */
+
+static struct lb_measure tpm; /* 53 KB: not on the stack */
+static int tpm_on, tpm_dry;
+
+static void measure_setup(const struct lb_boot_opts *o)
+{
+	char err[256] = "", banks[64] = "";
+	unsigned mask;
+	int r;
+
+	if (!strcmp(o->measure, "0") || !strcmp(o->measure, "off"))
+		return;
+	r = lb_measure_open(&tpm, NULL, err, sizeof(err));
+	if (r == -ENOENT) {
+		if (!strcmp(o->measure, "1") || !strcmp(o->measure, "on"))
+			say("lboot: TPM: none found; lboot.measure=%s, and nothing can be measured\n",
+			    o->measure);
+		return;
+	}
+	if (r) {
+		say("lboot: TPM: %s; booting unmeasured\n", err[0] ? err : strerror(r < 0 ? -r : EIO));
+		return;
+	}
+	mask = lb_measure_banks(&tpm);
+	for (unsigned a = 0; a < LB_HASH_N; a++)
+		if (mask & LB_HASH_BIT(a)) {
+			size_t l = strlen(banks);
+			snprintf(banks + l, sizeof(banks) - l, "%s%s", l ? " " : "", lb_hash_name(a));
+		}
+	say("lboot: TPM 2.0 (%s): measuring what boots into PCR 4, 9 (and 11 for a UKI), banks %s\n",
+	    tpm.dev.path, banks);
+	tpm_on = 1;
+}
+
+/* what UEFI + the EFI stub + systemd-stub would measure for this entry,
+ * from the staged bytes; then the log where the next kernel finds it */
+static void measure_stage(const struct lb_entry *e, struct lb_stage *st)
+{
+	const char *title = e->title ? e->title : "?";
+	const uint8_t *img;
+	char err[256] = "";
+	size_t nsec = 0;
+	int r;
+
+	if ((r = lb_blob_map(&st->file, &img)) ||
+	    (r = lb_measure_kernel_pe(&tpm, img, st->file.size, e->kernel)) < 0)
+		goto fail;
+	if (st->is_uki && (r = lb_measure_uki(&tpm, img, st->file.size, &nsec)))
+		goto fail;
+	if ((r = lb_measure_cmdline(&tpm, st->cmdline)))
+		goto fail;
+	if (st->initrd.fd >= 0 && (r = lb_measure_initrd(&tpm, &st->initrd.dig)))
+		goto fail;
+	r = lb_measure_log_acpi(&tpm, NULL, err, sizeof(err));
+	say("lboot: measured '%s': PCR 4 %s, PCR 9 command line%s%s; event log %s%s\n",
+	    title, st->is_uki ? "UKI" : "kernel", st->initrd.fd >= 0 ? " and initrd" : "",
+	    st->is_uki ? ", PCR 11 UKI sections" : "",
+	    r ? "not handed over: " : "handed over in the ACPI TPM2 log area",
+	    r ? (err[0] ? err : strerror(-r)) : "");
+	return;
+fail:
+	say("lboot: TPM: measuring '%s' failed: %s; booting it unmeasured\n", title,
+	    r < 0 ? strerror(-r) : "TPM error");
+}
+
+/* the kexec check: verify (policy), then measure what will boot */
+static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
+		       char *why, size_t whysz)
+{
+	int r;
+
+	if (vb.pol.mode != LB_VERIFY_OFF && (r = lb_verify_stage(arg, e, st, why, whysz)))
+		return r;
+	if (tpm_on && !tpm_dry)
+		measure_stage(e, st);
+	return 0;
+}
+
 /* Load and jump; returns only on failure (or after a dry run: 0). */
 static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 		     const struct lb_entries *l, const struct lb_entry *e,
@@ -238,14 +324,15 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	struct lb_kexec_req rq = {
 		.set = set, .entry = e, .cmdline = cmdline,
 		.dry_run = o->dry_run, .log = stdout,
-		.digest_mask = lb_verify_mask(&vb.pol),
-		.check = vb.pol.mode != LB_VERIFY_OFF ? lb_verify_stage : NULL,
+		.digest_mask = lb_verify_mask(&vb.pol) | (tpm_on ? lb_measure_banks(&tpm) : 0),
+		.check = check_entry,
 		.check_arg = &vb.v,
 	};
 	char why[1024];
 	int r;
 
 	lb_progress(LB_PHASE_LOAD, lb_entry_device(set, e));
+	tpm_dry = o->dry_run;
 	r = lb_kexec_load(&rq, why, sizeof(why));
 	if (r == -EKEYREJECTED && vb.pol.mode == LB_VERIFY_ENFORCE) {
 		say("lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",
@@ -334,7 +421,11 @@ int lb_boot_run(const struct lb_boot_opts *o)
 	int tty = quiet_tty(&saved), r;
 
 	policy_setup(o);
+	measure_setup(o);
 	r = boot_run(o);
+	if (tpm_on)
+		lb_measure_close(&tpm);
+	tpm_on = 0;
 	lb_scan_set_check(NULL, NULL);
 	refused_clear();
 	lb_policy_free(&vb.pol);

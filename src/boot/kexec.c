@@ -147,12 +147,14 @@ static int open_file(const struct lb_fs *fs, const char *path, int *fd)
 	return 0;
 }
 
+/* Pieces are padded to 4 bytes between each other, not after the last:
+ * the buffer is what systemd-boot hands over (and measures into PCR 9). */
 static struct lb_stage_part *add_part(struct lb_stage *st, const char *name,
 				      int from_entry)
 {
 	struct lb_stage_part *p;
 
-	if (st->n_parts >= LB_STAGE_MAX_PARTS)
+	if (st->n_parts >= LB_STAGE_MAX_PARTS || pad4(&st->initrd))
 		return NULL;
 	p = &st->part[st->n_parts++];
 	memset(p, 0, sizeof(*p));
@@ -180,7 +182,7 @@ static int stage_mem(struct lb_stage *st, const char *name, const uint8_t *p,
 
 	if (!part)
 		return -E2BIG;
-	if ((r = lb_blob_write(&st->initrd, p, len)) || (r = pad4(&st->initrd)))
+	if ((r = lb_blob_write(&st->initrd, p, len)))
 		return r;
 	part->len = len;
 	note_initrd(st, name);
@@ -209,7 +211,7 @@ static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
 		if (mask)
 			lb_hash_final(&h, &part->dig);
 		note_initrd(st, path);
-		return pad4(&st->initrd);
+		return 0;
 	}
 	if ((r = open_file(st->fs, path, &fd)))
 		return r;
@@ -236,7 +238,7 @@ static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
 	if (mask)
 		lb_hash_final(&h, &part->dig);
 	note_initrd(st, path);
-	return pad4(&st->initrd);
+	return 0;
 }
 
 /* --- network entries ---------------------------------------------------- */

@@ -27,7 +27,8 @@
  * (a bzImage, or the UKI) as one sealed memfd, and for a UKI its .linux
  * section copied out of that memfd; the initrd the kernel receives as one
  * sealed memfd (UKI .ucode and .initrd sections, then the entry's initrds,
- * each padded to 4 bytes), with each piece's place and digests; the
+ * zero-padded to 4 bytes between pieces, not after the last: the buffer
+ * systemd-boot hands over and measures), with each piece's place and digests; the
  * command line. Everything is hashed in the one read (digests chosen by
  * the mask); verification and measurement look only at these bytes, and
  * kexec_file_load gets these memfds: nothing is read again from the disk.

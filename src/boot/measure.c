@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "authenticode.h"
@@ -708,6 +710,9 @@ int lb_measure_log_acpi(struct lb_measure *m, const struct lb_measure_paths *p,
 	int fd = -1, rc, fw_ok = 0, area_ok;
 	uint64_t lasa;
 	uint32_t laml;
+	struct stat mst;
+	uint8_t *mapped = NULL, *marea = NULL;
+	size_t mlen = 0;
 
 	if (!p)
 		p = &none;
@@ -745,7 +750,27 @@ int lb_measure_log_acpi(struct lb_measure *m, const struct lb_measure_paths *p,
 		lb_seterr(err, errsz, "%s: %s", mp, strerror(-rc));
 		goto out;
 	}
-	rc = lb_pread_full(fd, area, laml, lasa, &got);
+	/* /dev/mem: read(2) and write(2) stop at the end of the kernel's
+	 * direct map (valid_phys_addr_range), and firmware puts the log area
+	 * above it (SeaBIOS: top of low RAM, reserved); mmap has no such limit */
+	if (!fstat(fd, &mst) && S_ISCHR(mst.st_mode)) {
+		long pg = sysconf(_SC_PAGESIZE);
+		uint64_t base = lasa & ~(uint64_t)(pg - 1);
+
+		mlen = (size_t)(lasa - base) + laml;
+		mapped = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
+		if (mapped == MAP_FAILED) {
+			mapped = NULL;
+			rc = -errno;
+		} else {
+			marea = mapped + (lasa - base);
+			memcpy(area, marea, laml);
+			rc = 0;
+			got = laml;
+		}
+	} else {
+		rc = lb_pread_full(fd, area, laml, lasa, &got);
+	}
 	if (!rc && got != laml)
 		rc = -EIO;
 	if (rc) {
@@ -790,7 +815,13 @@ int lb_measure_log_acpi(struct lb_measure *m, const struct lb_measure_paths *p,
 	}
 	memcpy(area, log, llen);
 	memset(area + llen, 0, laml - llen);
-	from = 0;
+	if (marea) {
+		memcpy(marea, area, laml);
+		msync(mapped, mlen, MS_SYNC);
+		from = laml;
+	} else {
+		from = 0;
+	}
 	while (from < laml) {
 		ssize_t k = pwrite(fd, area + from, laml - from, (off_t)(lasa + from));
 
@@ -807,6 +838,8 @@ int lb_measure_log_acpi(struct lb_measure *m, const struct lb_measure_paths *p,
 	m->n_logged = m->n_ev;
 	rc = 0;
 out:
+	if (mapped)
+		munmap(mapped, mlen);
 	if (fd >= 0)
 		close(fd);
 	free(log);

@@ -11,6 +11,51 @@
 #include <sys/reboot.h>
 #include <unistd.h>
 
+static char buf_cmdline[4096];
+
+/* "lboot-test.tpm" on the command line: print the TPM event log the kernel
+ * found (hex, 64 bytes a line) and PCRs 4, 8, 9, 11 of each bank, for
+ * tests/e2e/measure-boot.sh to replay with tpm2_eventlog */
+static void dump_tpm(void)
+{
+	static const char *const banks[] = { "sha1", "sha256", "sha384", "sha512" };
+	static const int pcrs[] = { 4, 8, 9, 11 };
+	unsigned char b[64];
+	char line[160], path[96];
+	ssize_t n;
+	int fd;
+
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
+	fd = open("/sys/kernel/security/tpm0/binary_bios_measurements", O_RDONLY);
+	if (fd < 0) {
+		dprintf(1, "lboot-target: tpmlog: none\n");
+	} else {
+		while ((n = read(fd, b, sizeof(b))) > 0) {
+			for (ssize_t i = 0; i < n; i++)
+				snprintf(line + 2 * i, 3, "%02x", b[i]);
+			dprintf(1, "lboot-target: tpmlog: %s\n", line);
+		}
+		close(fd);
+		dprintf(1, "lboot-target: tpmlog-end\n");
+	}
+	for (size_t k = 0; k < sizeof(banks) / sizeof(banks[0]); k++)
+		for (size_t i = 0; i < sizeof(pcrs) / sizeof(pcrs[0]); i++) {
+			snprintf(path, sizeof(path), "/sys/class/tpm/tpm0/pcr-%s/%d", banks[k], pcrs[i]);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				continue;
+			n = read(fd, line, sizeof(line) - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			line[n] = 0;
+			if (line[n - 1] == '\n')
+				line[n - 1] = 0;
+			dprintf(1, "lboot-target: pcr %s %d %s\n", banks[k], pcrs[i], line);
+		}
+}
+
 int main(void)
 {
 	char buf[4096];
@@ -28,6 +73,7 @@ int main(void)
 	buf[n] = 0;
 	if (n && buf[n - 1] == '\n')
 		buf[n - 1] = 0;
+	memcpy(buf_cmdline, buf, (size_t)n + 1);
 	/* one write per line so the markers are never interleaved */
 	dprintf(1, "\nlboot-target: TARGET-OS-UP\n");
 	dprintf(1, "lboot-target: cmdline: %s\n", buf);
@@ -36,6 +82,8 @@ int main(void)
 		buf[n] = 0;
 		dprintf(1, "lboot-target: kernel: %s", buf);
 	}
+	if (strstr(buf_cmdline, "lboot-test.tpm"))
+		dump_tpm();
 	dprintf(1, "lboot-target: powering off\n");
 	sync();
 	reboot(RB_POWER_OFF);
