@@ -103,6 +103,12 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 				memcpy(o->fault_hang, tok + 17, l + 1);
 				n++;
 			}
+		} else if (!strncmp(tok, "lboot.tpm=", 10)) {
+			size_t l = strlen(tok + 10);
+			if (l < sizeof(o->tpm)) {
+				memcpy(o->tpm, tok + 10, l + 1);
+				n++;
+			}
 		} else if (!strncmp(tok, "lboot.measure=", 14)) {
 			size_t l = strlen(tok + 14);
 			if (l < sizeof(o->measure)) {
@@ -240,7 +246,7 @@ static void refused_set(const struct lb_entries *l, const struct lb_entry *e,
 /* --- measured boot ------------------------------------------------------ */
 
 static struct lb_measure tpm; /* 53 KB: not on the stack */
-static int tpm_on, tpm_dry;
+static int tpm_on, tpm_dry, tpm_require;
 
 static void measure_setup(const struct lb_boot_opts *o)
 {
@@ -248,11 +254,15 @@ static void measure_setup(const struct lb_boot_opts *o)
 	unsigned mask;
 	int r;
 
-	if (!strcmp(o->measure, "0") || !strcmp(o->measure, "off"))
+	tpm_require = vb.pol.tpm_require || !strcmp(o->tpm, "require");
+	if (tpm_require)
+		say("lboot: a TPM is required (%s): nothing boots unmeasured\n",
+		    vb.pol.tpm_require ? "built in" : "lboot.tpm=require");
+	if (!tpm_require && (!strcmp(o->measure, "0") || !strcmp(o->measure, "off")))
 		return;
 	r = lb_measure_open(&tpm, NULL, err, sizeof(err));
 	if (r == -ENOENT) {
-		if (!strcmp(o->measure, "1") || !strcmp(o->measure, "on"))
+		if (tpm_require || !strcmp(o->measure, "1") || !strcmp(o->measure, "on"))
 			say("lboot: TPM: none found; lboot.measure=%s, and nothing can be measured\n",
 			    o->measure);
 		return;
@@ -273,8 +283,10 @@ static void measure_setup(const struct lb_boot_opts *o)
 }
 
 /* what UEFI + the EFI stub + systemd-stub would measure for this entry,
- * from the staged bytes; then the log where the next kernel finds it */
-static void measure_stage(const struct lb_entry *e, struct lb_stage *st)
+ * from the staged bytes; then the log where the next kernel finds it, and
+ * the platform hierarchy locked (the OS does not inherit its authority).
+ * 0, or negative when something could not be measured. */
+static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 {
 	const char *title = e->title ? e->title : "?";
 	const uint8_t *img;
@@ -297,10 +309,17 @@ static void measure_stage(const struct lb_entry *e, struct lb_stage *st)
 	    st->is_uki ? ", PCR 11 UKI sections" : "",
 	    r ? "not handed over: " : "handed over in the ACPI TPM2 log area",
 	    r ? (err[0] ? err : strerror(-r)) : "");
-	return;
+	if ((r = lb_measure_lock_platform(&tpm)))
+		say("lboot: TPM: locking the platform hierarchy failed: %s\n",
+		    r < 0 ? strerror(-r) : "TPM error");
+	else
+		say("lboot: TPM: platform hierarchy locked\n");
+	return 0;
 fail:
-	say("lboot: TPM: measuring '%s' failed: %s; booting it unmeasured\n", title,
-	    r < 0 ? strerror(-r) : "TPM error");
+	say("lboot: TPM: measuring '%s' failed: %s; %s\n", title,
+	    r < 0 ? strerror(-r) : "TPM error",
+	    tpm_require ? "not booting it (a TPM is required)" : "booting it unmeasured");
+	return r < 0 ? r : -EIO;
 }
 
 /* the kexec check: verify (policy), then measure what will boot */
@@ -311,8 +330,14 @@ static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 
 	if (vb.pol.mode != LB_VERIFY_OFF && (r = lb_verify_stage(arg, e, st, why, whysz)))
 		return r;
-	if (tpm_on && !tpm_dry)
-		measure_stage(e, st);
+	if (tpm_require && !tpm_on) {
+		snprintf(why, whysz, "TPM: none usable, and a TPM is required");
+		return -EKEYREJECTED;
+	}
+	if (tpm_on && !tpm_dry && measure_stage(e, st) && tpm_require) {
+		snprintf(why, whysz, "TPM: measuring failed, and a TPM is required");
+		return -EKEYREJECTED;
+	}
 	return 0;
 }
 
@@ -334,7 +359,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	lb_progress(LB_PHASE_LOAD, lb_entry_device(set, e));
 	tpm_dry = o->dry_run;
 	r = lb_kexec_load(&rq, why, sizeof(why));
-	if (r == -EKEYREJECTED && vb.pol.mode == LB_VERIFY_ENFORCE) {
+	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require)) {
 		say("lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",
 		    lb_entry_device(set, e), why);
 		refused_set(l, e, why);

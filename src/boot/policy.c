@@ -92,6 +92,11 @@ static void parse_policy(struct lb_policy *p, char *text, const char *path)
 		} else if (!strcmp(line, "allow-edit")) {
 			if (yesno(v, &p->allow_edit))
 				invalid(p, "%s: allow-edit '%s': want yes or no", path, v);
+		} else if (!strcmp(line, "tpm")) {
+			if (!strcmp(v, "require"))
+				p->tpm_require = 1;
+			else if (strcmp(v, "auto"))
+				invalid(p, "%s: tpm '%s': want require or auto", path, v);
 		} else if (!strcmp(line, "allow-shell")) {
 			if (yesno(v, &p->allow_shell))
 				invalid(p, "%s: allow-shell '%s': want yes or no", path, v);

@@ -8,7 +8,8 @@
  *   /etc/lboot/trust-x509/NAME.der CAs for PE (Authenticode) signatures
  *
  * policy lines: `verify off|warn|enforce`, `allow-edit yes|no`,
- * `allow-shell yes|no`, `manifest-floor N`, `time-floor YYYY-MM-DDTHH:MM:SSZ`;
+ * `allow-shell yes|no`, `manifest-floor N`, `time-floor YYYY-MM-DDTHH:MM:SSZ`,
+ * `tpm require|auto`;
  * `#` comments. Unknown keys or values make the whole file invalid, and an
  * invalid policy is enforced with no keys (fail closed): nothing boots and
  * the reason is printed.
@@ -30,6 +31,7 @@ enum lb_verify_mode { LB_VERIFY_OFF = 0, LB_VERIFY_WARN, LB_VERIFY_ENFORCE };
 struct lb_policy {
 	enum lb_verify_mode mode;
 	int allow_edit, allow_shell;
+	int tpm_require;            /* `tpm require`: nothing boots unmeasured */
 	uint64_t manifest_floor;
 	int64_t time_floor;         /* seconds since 1970; the clock never goes below */
 	struct lb_pubkey trusted[LB_POLICY_MAX_KEYS];

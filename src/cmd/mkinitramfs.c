@@ -6,6 +6,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "         [--compress xz|gzip|none] [--mtime EPOCH] [--file SRC[:DST]]... [SRC[:DST]...]\n"
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
 "         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
+"         [--tpm require|auto]\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
 "/dev/null (c 1 3).\n"
@@ -34,6 +35,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "  --allow-edit        enforce: allow editing a command line at the menu\n"
 "  --allow-shell       enforce: allow the menu's shell\n"
 "  --manifest-floor N  refuse manifests with a version below N\n"
+"  --tpm require       boot nothing that could not be measured into a TPM\n"
 "The build time (--mtime, else now) is stored as the clock's floor for\n"
 "manifest expiry.\n"
 "Members are sorted by path, owned by 0:0, inodes numbered in order: the same\n"
@@ -69,6 +71,7 @@ struct vopts {
 	size_t n_trust, n_revoke, n_x509;
 	int allow_edit, allow_shell;
 	const char *floor;
+	const char *tpm;
 	char dir[64];            /* the staging directory, "" when none */
 	char *made[3 * MAX_POLICY_FILES + 8];
 	size_t n_made;
@@ -194,9 +197,10 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 	lb_utc_format(floor_t, t);
 	n = snprintf(text, sizeof(text),
 		     "# lboot verified-boot policy (lboot mkinitramfs)\n"
-		     "verify %s\nallow-edit %s\nallow-shell %s\nmanifest-floor %llu\ntime-floor %s\n",
+		     "verify %s\nallow-edit %s\nallow-shell %s\nmanifest-floor %llu\ntime-floor %s\n"
+		     "tpm %s\n",
 		     lb_verify_mode_name(mode), v->allow_edit ? "yes" : "no",
-		     v->allow_shell ? "yes" : "no", fl, t);
+		     v->allow_shell ? "yes" : "no", fl, t, v->tpm ? v->tpm : "auto");
 	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
 		return r;
 	if ((r = put_keys(v, "trust", v->trust, v->n_trust)) ||
@@ -282,6 +286,7 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "allow-edit", no_argument, NULL, 'E' },
 		{ "allow-shell", no_argument, NULL, 'S' },
 		{ "manifest-floor", required_argument, NULL, 'F' },
+		{ "tpm", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -358,6 +363,14 @@ int mkinitramfs_main(int argc, char **argv)
 		case 'F':
 			vo.set = 1;
 			vo.floor = optarg;
+			break;
+		case 'P':
+			if (strcmp(optarg, "require") && strcmp(optarg, "auto")) {
+				lb_err("--tpm %s: want require or auto", optarg);
+				goto usage;
+			}
+			vo.set = 1;
+			vo.tpm = optarg;
 			break;
 		case 'h':
 			fputs(lb_applet_mkinitramfs.usage, stdout);

@@ -40,6 +40,8 @@ expect 'lboot: TPM 2.0 \(/dev/tpmrm0\): measuring what boots into PCR 4, 9 \(and
 expect "lboot: measured 'measured': PCR 4 kernel, PCR 9 command line and initrd; event log handed over in the ACPI TPM2 log area" 180 &&
 	ok "measured, log handed over" || not_ok "measured, log handed over"
 expect 'lboot-target: powering off' 240 && ok "target OS up and done" || not_ok "target OS up and done"
+grep -q 'lboot: TPM: platform hierarchy locked' <(tr -d '\r' <"$T/serial.log") && ok "platform hierarchy locked before kexec" ||
+	not_ok "platform hierarchy locked before kexec"
 S=$T/serial.txt
 tr -d '\r' <"$T/serial.log" >"$S"
 grep -q 'lboot-target: tpmlog-end' "$S" && ok "target read the event log" || not_ok "target read the event log"
@@ -82,4 +84,11 @@ tr -d ' ' <"$T/log.yaml" | grep -qi "Digest:\"$want_i\"" && ok "PCR 9 event hold
 	not_ok "PCR 9 event holds the initrd's SHA-256 (sha256sum)"
 tr -d ' ' <"$T/log.yaml" | grep -qi "Digest:\"$want_c\"" && ok "PCR 9 event holds the UCS-2 command line's SHA-256" ||
 	not_ok "PCR 9 event holds the UCS-2 command line's SHA-256"
+qemu_stop
+# no TPM, lboot.tpm=require: refused, nothing boots, PID 1 stays at the menu
+E2E_APPEND="lboot.timeout=0 lboot.tpm=require" qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
+expect "lboot: refused: 'measured' \(/dev/vda1\): TPM: none usable, and a TPM is required" 180 &&
+	ok "lboot.tpm=require without a TPM refuses the entry" || not_ok "lboot.tpm=require without a TPM refuses the entry"
+expect 'lboot> ' 30 && expect_not 'lboot-target: TARGET-OS-UP' && ok "nothing booted, menu up" ||
+	not_ok "nothing booted, menu up"
 e2e_done
