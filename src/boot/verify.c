@@ -49,7 +49,10 @@ static int check_file_sig(const struct lb_policy *p, const struct lb_fs *fs,
 
 		if ((size_t)snprintf(sp, sizeof(sp), "%s%s", path, ext[i]) >= sizeof(sp))
 			return LB_SIG_NONE;
-		r = lb_fs_read(fs, sp, LB_SIG_MAX_FILE, &buf, &blen);
+		if (lb_is_url(path))  /* beside the URL: FILE.minisig on the server */
+			r = lb_kexec_fetch_small(sp, LB_SIG_MAX_FILE, &buf, &blen, NULL, 0);
+		else
+			r = lb_fs_read(fs, sp, LB_SIG_MAX_FILE, &buf, &blen);
 		if (r == -ENOENT)
 			continue;
 		if (r)
@@ -72,6 +75,12 @@ static int check_file_sig(const struct lb_policy *p, const struct lb_fs *fs,
 		return r;
 	}
 	return LB_SIG_NONE;
+}
+
+int lb_verify_url_config(const struct lb_verifier *v, const char *url,
+			 const uint8_t *buf, size_t len)
+{
+	return check_file_sig(v->pol, NULL, url, buf, len, NULL, NULL);
 }
 
 int lb_verify_config(void *arg, const struct lb_fs *fs, const char *path,
@@ -114,12 +123,15 @@ static int find_manifest(const struct lb_stage *st, const struct lb_entry *e,
 	dirs[0] = kdir;
 	dirs[1] = "/loader/entries";
 	dirs[2] = "/boot/loader/entries";
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < (lb_is_url(e->kernel) ? 1u : 3u); i++) {
 		int r;
 
 		if ((size_t)snprintf(mpath, mpsz, "%s/%s.manifest", dirs[i], e->id) >= mpsz)
 			continue;
-		r = lb_fs_read(st->fs, mpath, LB_MANIFEST_MAX_FILE, buf, len);
+		if (lb_is_url(mpath))
+			r = lb_kexec_fetch_small(mpath, LB_MANIFEST_MAX_FILE, buf, len, NULL, 0);
+		else
+			r = lb_fs_read(st->fs, mpath, LB_MANIFEST_MAX_FILE, buf, len);
 		if (r == -ENOENT || r == -ENOTDIR)
 			continue;
 		return r ? r : 1;

@@ -37,6 +37,11 @@ unsigned lb_verify_mask(const struct lb_policy *p);
 int lb_verify_config(void *arg, const struct lb_fs *fs, const char *path,
 		     const uint8_t *buf, size_t len);
 
+/* A config fetched from url (an iPXE script, a pxelinux config): its
+ * URL.minisig / URL.sig on the server, over buf. 0 or a sig.h reason. */
+int lb_verify_url_config(const struct lb_verifier *v, const char *url,
+			 const uint8_t *buf, size_t len);
+
 /* The lb_kexec_req check: arg is a struct lb_verifier. */
 int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		    char *why, size_t whysz);

@@ -1,0 +1,400 @@
+/* Network boot: DHCP, then pxelinux configs, iPXE scripts or a kernel URL. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipxe.h"
+#include "kexec.h"
+#include "netboot.h"
+#include "pxelinux.h"
+#include "syslinux.h"
+
+#define SCRIPT_MAX   (1u << 20)   /* an iPXE script or pxelinux config */
+#define CHAIN_MAX    8
+
+static void logf_(const struct lb_netboot_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void logf_(const struct lb_netboot_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!o->log)
+		return;
+	va_start(ap, fmt);
+	vfprintf(o->log, fmt, ap);
+	va_end(ap);
+	fflush(o->log);
+}
+
+int lb_netboot_bootfile_url(const struct lb_net_lease *l, char *url, size_t size)
+{
+	const char *f = l->bootfile;
+
+	if (!*f) {
+		if (size)
+			*url = 0;
+		return -ENOENT;
+	}
+	if (strstr(f, "://"))
+		return (size_t)snprintf(url, size, "%s", f) < size ? 0 : -ENAMETOOLONG;
+	while (*f == '/')
+		f++;
+	return (size_t)snprintf(url, size, "tftp://%s/%s", l->boot_server, f) < size ?
+	       0 : -ENAMETOOLONG;
+}
+
+/* the verdict of a fetched config, folded into *rc / *bad (first failure) */
+static void check_cfg(const struct lb_netboot_opts *o, const char *url,
+		      const char *buf, size_t len, int *rc, char **bad)
+{
+	int r;
+
+	if (!o->v || o->v->pol->mode == LB_VERIFY_OFF)
+		return;
+	r = lb_verify_url_config(o->v, url, (const uint8_t *)buf, len);
+	if (r && !*rc) {
+		*rc = r;
+		free(*bad);
+		*bad = strdup(url);
+	}
+}
+
+static void mark(const struct lb_netboot_opts *o, struct lb_entries *l, size_t from,
+		 int rc, const char *bad, const char *first)
+{
+	if (!o->v || o->v->pol->mode == LB_VERIFY_OFF)
+		return;
+	for (size_t i = from; i < l->n; i++) {
+		l->v[i].cfg_checked = 1;
+		l->v[i].cfg_rc = rc;
+		free(l->v[i].cfg_file);
+		l->v[i].cfg_file = strdup(rc ? bad : first);
+	}
+}
+
+/* --- pxelinux --------------------------------------------------------- */
+
+struct pxe_ctx {
+	const struct lb_netboot_opts *o;
+	char base[LB_URL_MAX];   /* tftp://SERVER */
+	int rc;
+	char *bad;
+};
+
+/* syslinux includes: fetched from the same server, checked like the config */
+static int pxe_read(void *ctx, const char *path, char **buf, size_t *len)
+{
+	struct pxe_ctx *c = ctx;
+	char url[LB_URL_MAX];
+	int r;
+
+	if ((size_t)snprintf(url, sizeof(url), "%s%s%s", c->base, *path == '/' ? "" : "/",
+			     path) >= sizeof(url))
+		return -ENAMETOOLONG;
+	r = lb_kexec_fetch_small(url, SCRIPT_MAX, buf, len, NULL, 0);
+	if (!r)
+		check_cfg(c->o, url, *buf, *len, &c->rc, &c->bad);
+	return r;
+}
+
+static int is_pxelinux(const struct lb_net_lease *l)
+{
+	const char *b = strrchr(l->bootfile, '/');
+
+	b = b ? b + 1 : l->bootfile;
+	return !fnmatch("pxelinux.0", b, 0) || !fnmatch("lpxelinux.0", b, 0) ||
+	       !fnmatch("syslinux.efi", b, 0) || !fnmatch("syslinux64.efi", b, 0) ||
+	       l->dhcp.pxe_conffile[0] || l->dhcp.pxe_prefix[0];
+}
+
+/* entry paths (absolute in the TFTP root) into URLs */
+static int urlize(char **p, const char *base)
+{
+	char *u;
+
+	if (!*p || lb_is_url(*p))
+		return 0;
+	if (asprintf(&u, "%s%s%s", base, **p == '/' ? "" : "/", *p) < 0)
+		return -ENOMEM;
+	free(*p);
+	*p = u;
+	return 0;
+}
+
+static int netboot_pxelinux(const struct lb_netboot_opts *o, const struct lb_net_lease *l,
+			    struct lb_entries *out, char *err, size_t errsz)
+{
+	struct lb_pxelinux_client c = { .hwtype = 1 };
+	struct lb_pxelinux_paths paths = { 0 };
+	struct pxe_ctx ctx = { .o = o };
+	char cwd[LB_URL_MAX] = "/", *slash;
+	size_t from = out->n;
+	int r;
+
+	memcpy(c.mac, l->mac, 6);
+	c.mac_len = 6;
+	if (l->have_uuid) {
+		memcpy(c.uuid, l->uuid, 16);
+		c.has_uuid = 1;
+	}
+	memcpy(c.ip, &l->addr, 4);
+	c.has_ip = 1;
+	c.config_file = l->dhcp.pxe_conffile[0] ? l->dhcp.pxe_conffile : NULL;
+	c.path_prefix = l->dhcp.pxe_prefix[0] ? l->dhcp.pxe_prefix : NULL;
+	c.boot_file = l->bootfile;
+	if ((r = lb_pxelinux_paths(&c, &paths))) {
+		snprintf(err, errsz, "pxelinux: no config paths: %s", strerror(-r));
+		return r;
+	}
+	snprintf(ctx.base, sizeof(ctx.base), "tftp://%s", l->boot_server);
+	/* the working directory: the prefix (210, else the boot file's) */
+	snprintf(cwd + 1, sizeof(cwd) - 1, "%s",
+		 c.path_prefix ? c.path_prefix : l->bootfile);
+	if (!c.path_prefix && (slash = strrchr(cwd, '/')))
+		slash[slash == cwd ? 1 : 0] = 0;
+	r = -ENOENT;
+	for (size_t i = 0; i < paths.n; i++) {
+		char url[LB_URL_MAX], *buf = NULL, ferr[256] = "";
+		size_t len = 0;
+
+		if (strstr(paths.v[i], "://"))
+			snprintf(url, sizeof(url), "%s", paths.v[i]);
+		else
+			snprintf(url, sizeof(url), "%s/%s", ctx.base,
+				 paths.v[i][0] == '/' ? paths.v[i] + 1 : paths.v[i]);
+		r = lb_kexec_fetch_small(url, SCRIPT_MAX, &buf, &len, ferr, sizeof(ferr));
+		if (r == -ENOENT) {
+			logf_(o, "lboot: net: pxelinux config %s: not there\n", url);
+			continue;
+		}
+		if (r) {
+			snprintf(err, errsz, "pxelinux config %s: %s", url, ferr[0] ? ferr : strerror(-r));
+			break;
+		}
+		logf_(o, "lboot: net: pxelinux config %s (%zu bytes)\n", url, len);
+		check_cfg(o, url, buf, len, &ctx.rc, &ctx.bad);
+		{
+			struct lb_syslinux_opts so = { .cwd = cwd, .read = pxe_read, .ctx = &ctx };
+			r = lb_syslinux_parse(&so, url, buf, len, out);
+		}
+		free(buf);
+		for (size_t k = from; !r && k < out->n; k++) {
+			struct lb_entry *e = &out->v[k];
+			r = urlize(&e->kernel, ctx.base);
+			for (size_t j = 0; !r && j < e->n_initrd; j++)
+				r = urlize(&e->initrd[j], ctx.base);
+			free(e->fs);
+			e->fs = NULL;
+		}
+		if (!r && out->n == from) {
+			snprintf(err, errsz, "pxelinux config %s: no entries", url);
+			r = -ENOENT;
+		}
+		if (!r)
+			mark(o, out, from, ctx.rc, ctx.bad, url);
+		else if (!err[0])
+			snprintf(err, errsz, "pxelinux config %s: %s", url, strerror(-r));
+		break;
+	}
+	if (r == -ENOENT && !err[0])
+		snprintf(err, errsz, "pxelinux: none of the %zu config files exists on %s",
+			 paths.n, l->boot_server);
+	lb_pxelinux_paths_free(&paths);
+	free(ctx.bad);
+	return r;
+}
+
+/* --- iPXE ------------------------------------------------------------- */
+
+struct ipxe_ctx {
+	const struct lb_net_lease *l;
+	const struct lb_netboot_opts *o;
+};
+
+static int ipxe_setting(void *ctx, const char *block, const char *name,
+			char *buf, size_t size)
+{
+	const struct ipxe_ctx *c = ctx;
+	const struct lb_net_lease *l = c->l;
+	char ip[16];
+
+	if (*block && strcmp(block, "net0") && strcmp(block, "netX") &&
+	    strcmp(block, "net0.dhcp"))
+		return -ENOENT;
+	if (!strcmp(name, "mac")) {
+		snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x", l->mac[0], l->mac[1],
+			 l->mac[2], l->mac[3], l->mac[4], l->mac[5]);
+		return LB_IPXE_HEX;
+	}
+	if (!strcmp(name, "ip") || !strcmp(name, "netmask") || !strcmp(name, "gateway") ||
+	    !strcmp(name, "next-server") || !strcmp(name, "dns")) {
+		uint32_t a = !strcmp(name, "ip") ? l->addr : !strcmp(name, "netmask") ? l->mask :
+			     !strcmp(name, "gateway") ? l->router :
+			     !strcmp(name, "dns") ? (l->dhcp.ndns ? l->dhcp.dns[0] : 0) :
+			     l->next_server;
+		if (!a)
+			return -ENOENT;
+		snprintf(buf, size, "%s", lb_ipv4_str(a, ip));
+		return LB_IPXE_IPV4;
+	}
+	if (!strcmp(name, "filename") && l->bootfile[0]) {
+		snprintf(buf, size, "%s", l->bootfile);
+		return LB_IPXE_STRING;
+	}
+	if (!strcmp(name, "hostname") && l->dhcp.hostname[0]) {
+		snprintf(buf, size, "%s", l->dhcp.hostname);
+		return LB_IPXE_STRING;
+	}
+	if (!strcmp(name, "domain") && l->dhcp.domain[0]) {
+		snprintf(buf, size, "%s", l->dhcp.domain);
+		return LB_IPXE_STRING;
+	}
+	return -ENOENT;
+}
+
+static void ipxe_output(void *ctx, const char *text)
+{
+	const struct ipxe_ctx *c = ctx;
+
+	logf_(c->o, "lboot: ipxe: %s%s", text,
+	      *text && text[strlen(text) - 1] == '\n' ? "" : "\n");
+}
+
+/* Run the script at url (buf) and the chains it ends in; an entry on boot. */
+static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lease *l,
+			const char *first_url, char *buf, size_t len,
+			struct lb_entries *out, char *err, size_t errsz)
+{
+	struct ipxe_ctx ic = { .l = l, .o = o };
+	struct lb_ipxe_host h = { .ctx = &ic, .setting = ipxe_setting, .output = ipxe_output };
+	char url[LB_URL_MAX], *bad = NULL;
+	int rc = 0, r = 0;
+
+	snprintf(url, sizeof(url), "%s", first_url);
+	for (int depth = 0;; depth++) {
+		struct lb_ipxe_result res = { 0 };
+
+		check_cfg(o, url, buf, len, &rc, &bad);
+		r = lb_ipxe_run(&h, url, buf, len, &res);
+		free(buf);
+		buf = NULL;
+		if (r) {
+			snprintf(err, errsz, "iPXE script %s", res.error ? res.error : strerror(-r));
+			lb_ipxe_result_free(&res);
+			break;
+		}
+		if (res.action == LB_IPXE_BOOT) {
+			struct lb_entry *e = lb_entries_add(out);
+			r = -ENOMEM;
+			if (e && !lb_setstr(&e->kernel, res.kernel) &&
+			    !lb_setstr(&e->title, res.name ? res.name : res.kernel) &&
+			    (!res.cmdline || !lb_setstr(&e->cmdline, res.cmdline)) &&
+			    asprintf(&e->source, "%s:0", url) >= 0) {
+				r = 0;
+				for (size_t i = 0; !r && i < res.n_initrd; i++) {
+					if (res.initrd[i].cpio_name) {
+						snprintf(err, errsz, "iPXE script %s: initrd %s wrapped as %s: "
+							 "cpio wrapping is not supported", url,
+							 res.initrd[i].url, res.initrd[i].cpio_name);
+						r = -ENOTSUP;
+					} else {
+						r = lb_entry_add_initrd(e, res.initrd[i].url);
+					}
+				}
+			}
+			if (r && e)
+				lb_entries_remove(out, out->n - 1);
+			if (!r) {
+				lb_entries_set_default(out, out->n - 1);
+				mark(o, out, out->n - 1, rc, bad, url);
+			}
+			lb_ipxe_result_free(&res);
+			break;
+		}
+		if (res.action != LB_IPXE_CHAIN || depth + 1 >= CHAIN_MAX) {
+			snprintf(err, errsz, "iPXE script %s: %s", url,
+				 res.action == LB_IPXE_CHAIN ? "too many chains" :
+				 res.action == LB_IPXE_EXIT ? "ended without booting" :
+				 "asked for a reboot or power off");
+			r = res.action == LB_IPXE_CHAIN ? -ELOOP : -ENOENT;
+			lb_ipxe_result_free(&res);
+			break;
+		}
+		/* chain: a script to run, or a kernel to boot */
+		snprintf(url, sizeof(url), "%s", res.kernel);
+		lb_ipxe_result_free(&res);
+		r = lb_kexec_fetch_small(url, SCRIPT_MAX, &buf, &len, NULL, 0);
+		if (r == -EFBIG || (!r && !lb_ipxe_is_script(buf, len))) {
+			struct lb_entry *e = lb_entries_add(out);
+			free(buf);
+			buf = NULL;
+			if (!e || lb_setstr(&e->kernel, url) || lb_setstr(&e->title, url)) {
+				r = -ENOMEM;
+				break;
+			}
+			lb_entries_set_default(out, out->n - 1);
+			mark(o, out, out->n - 1, rc, bad, url);
+			r = 0;
+			break;
+		}
+		if (r) {
+			snprintf(err, errsz, "iPXE chain %s: %s", url, strerror(-r));
+			break;
+		}
+		logf_(o, "lboot: net: iPXE script %s (%zu bytes)\n", url, len);
+	}
+	free(buf);
+	free(bad);
+	return r;
+}
+
+int lb_netboot(const struct lb_netboot_opts *o, struct lb_entries *out,
+	       struct lb_net_lease *lease, char *err, size_t errsz)
+{
+	struct lb_net_opts no = {
+		.iface = o->iface, .timeout_ms = o->timeout_ms, .log = o->log,
+	};
+	char url[LB_URL_MAX], *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	err[0] = 0;
+	if ((r = lb_net_up(&no, lease, err, errsz)))
+		return r;
+	if (lb_netboot_bootfile_url(lease, url, sizeof(url))) {
+		snprintf(err, errsz, "net %s: the DHCP server names no boot file", lease->ifname);
+		return -ENOENT;
+	}
+	if (is_pxelinux(lease))
+		return netboot_pxelinux(o, lease, out, err, errsz);
+	/* small enough to be a script? a kernel is fetched once, by the stage */
+	r = lb_kexec_fetch_small(url, SCRIPT_MAX, &buf, &len, err, errsz);
+	if (!r && lb_ipxe_is_script(buf, len)) {
+		logf_(o, "lboot: net: iPXE script %s (%zu bytes)\n", url, len);
+		err[0] = 0;
+		return netboot_ipxe(o, lease, url, buf, len, out, err, errsz);
+	}
+	free(buf);
+	if (r && r != -EFBIG)
+		return r;
+	err[0] = 0;
+	{
+		struct lb_entry *e = lb_entries_add(out);
+		const char *b = strrchr(url, '/');
+
+		if (!e || lb_setstr(&e->kernel, url) || lb_setstr(&e->title, b ? b + 1 : url) ||
+		    asprintf(&e->source, "dhcp:%s", lease->ifname) < 0)
+			return -ENOMEM;
+		lb_entries_set_default(out, out->n - 1);
+		/* no config: the command line is empty, nothing to check */
+		if (o->v && o->v->pol->mode != LB_VERIFY_OFF) {
+			e->cfg_checked = 1;
+			e->cfg_rc = 0;
+			e->cfg_file = strdup("(no config: empty command line)");
+		}
+	}
+	return 0;
+}
