@@ -9,7 +9,7 @@
 #define OPT_AREA_MAX 1024   /* concatenated option cap (RFC 3396) */
 
 static const uint8_t cookie[4] = { 99, 130, 83, 99 };
-static const uint8_t prl[] = { 1, 3, 6, 12, 15, 26, 28, 43, 51, 54, 60, 66, 67, 209, 210 };
+static const uint8_t prl[] = { 1, 3, 6, 12, 15, 26, 28, 42, 43, 51, 54, 60, 66, 67, 209, 210 };
 
 static void put32(uint8_t *p, uint32_t v)   /* v already in network order */
 {
