@@ -685,7 +685,10 @@ static int dhcp_input(const struct lb_net_opts *o, struct dl *d, const struct lb
 		if (lb_dhcp4_is_proxy(l)) {
 			if (!d->have_proxy) {
 				d->proxy = *l;
+				d->proxy.server_id = from;
 				d->have_proxy = 1;
+				if (d->have_offer && d->collect_until)
+					start_request(d, now);
 				logf_(o, " %s: proxyDHCP offer from %s%s%s", d->link.nl.name,
 				      lb_ipv4_str(from, a), lb_dhcp4_bootfile(l) ? ", boot file " : "",
 				      lb_dhcp4_bootfile(l) ? lb_dhcp4_bootfile(l) : "");
@@ -702,7 +705,7 @@ static int dhcp_input(const struct lb_net_opts *o, struct dl *d, const struct lb
 			logf_(o, " %s: offer %s from %s", d->link.nl.name, lb_ipv4_str(l->yiaddr, a),
 			      lb_ipv4_str(from, b));
 		}
-		if (lb_dhcp4_bootfile(&d->offer)) {
+		if (lb_dhcp4_bootfile(&d->offer) || d->have_proxy) {
 			start_request(d, now);
 		} else if (!d->collect_until) {
 			d->collect_until = now + COLLECT_MS;
@@ -782,13 +785,46 @@ static unsigned classful(uint32_t a)
 	return f < 128 ? 8 : f < 192 ? 16 : 24;
 }
 
+/* What a proxyDHCP answer (offer, or ACK from UDP 4011) supplies when the
+ * address server named no boot file. */
+static void merge_boot(struct lb_dhcp4_lease *a, const struct lb_dhcp4_lease *px)
+{
+	memcpy(a->bootfile, px->bootfile, sizeof(px->bootfile));
+	memcpy(a->file, px->file, sizeof(px->file));
+	memcpy(a->sname, px->sname, sizeof(px->sname));
+	memcpy(a->tftp_server, px->tftp_server, sizeof(px->tftp_server));
+	if (px->pxe_conffile[0])
+		memcpy(a->pxe_conffile, px->pxe_conffile, sizeof(px->pxe_conffile));
+	if (px->pxe_prefix[0])
+		memcpy(a->pxe_prefix, px->pxe_prefix, sizeof(px->pxe_prefix));
+	memcpy(a->vendor_class, px->vendor_class, sizeof(px->vendor_class));
+	a->siaddr = px->siaddr ? px->siaddr : px->server_id;
+}
+
+/* next_server, boot_server and bootfile from r->dhcp. */
+static void derive_boot(struct lb_net_lease *r)
+{
+	const char *bf = lb_dhcp4_bootfile(&r->dhcp);
+	struct in_addr in;
+
+	r->next_server = 0;
+	if (r->dhcp.siaddr)
+		r->next_server = r->dhcp.siaddr;
+	else if (r->dhcp.tftp_server[0] && inet_pton(AF_INET, r->dhcp.tftp_server, &in) == 1)
+		r->next_server = in.s_addr;
+	if (r->dhcp.tftp_server[0])
+		snprintf(r->boot_server, sizeof(r->boot_server), "%s", r->dhcp.tftp_server);
+	else
+		lb_ipv4_str(r->dhcp.siaddr ? r->dhcp.siaddr : r->server, r->boot_server);
+	r->bootfile[0] = 0;
+	if (bf)
+		snprintf(r->bootfile, sizeof(r->bootfile), "%s", bf);
+}
+
 /* The lease record from link d's ACK (and its proxy offer). */
-static void make_lease(struct dl *d, const struct lb_net_opts *o, uint64_t t0,
-		       struct lb_net_lease *r)
+static void make_lease(struct dl *d, uint64_t t0, struct lb_net_lease *r)
 {
 	const struct lb_dhcp4_lease *a = &d->ack;
-	const char *bf;
-	struct in_addr in;
 	int p;
 
 	memset(r, 0, sizeof(*r));
@@ -796,17 +832,8 @@ static void make_lease(struct dl *d, const struct lb_net_opts *o, uint64_t t0,
 	r->ifindex = d->link.nl.index;
 	memcpy(r->mac, d->c.mac, 6);
 	r->dhcp = *a;
-	/* a proxyDHCP answer supplies what the address server did not */
-	if (d->have_proxy && !lb_dhcp4_bootfile(a)) {
-		const struct lb_dhcp4_lease *px = &d->proxy;
-		memcpy(r->dhcp.bootfile, px->bootfile, sizeof(px->bootfile));
-		memcpy(r->dhcp.file, px->file, sizeof(px->file));
-		memcpy(r->dhcp.sname, px->sname, sizeof(px->sname));
-		memcpy(r->dhcp.tftp_server, px->tftp_server, sizeof(px->tftp_server));
-		memcpy(r->dhcp.pxe_conffile, px->pxe_conffile, sizeof(px->pxe_conffile));
-		memcpy(r->dhcp.pxe_prefix, px->pxe_prefix, sizeof(px->pxe_prefix));
-		r->dhcp.siaddr = px->siaddr ? px->siaddr : px->server_id;
-	}
+	if (d->have_proxy && !lb_dhcp4_bootfile(a) && lb_dhcp4_bootfile(&d->proxy))
+		merge_boot(&r->dhcp, &d->proxy);
 	r->addr = a->yiaddr;
 	p = a->have_mask ? lb_ipv4_prefix(a->mask) : -1;
 	r->prefix = p >= 0 ? (unsigned)p : classful(a->yiaddr);
@@ -817,21 +844,79 @@ static void make_lease(struct dl *d, const struct lb_net_opts *o, uint64_t t0,
 	r->router = a->have_router ? a->router : 0;
 	r->server = d->ack_from;
 	r->mtu = a->mtu;
-	if (r->dhcp.siaddr)
-		r->next_server = r->dhcp.siaddr;
-	else if (r->dhcp.tftp_server[0] && inet_pton(AF_INET, r->dhcp.tftp_server, &in) == 1)
-		r->next_server = in.s_addr;
-	if (r->dhcp.tftp_server[0])
-		snprintf(r->boot_server, sizeof(r->boot_server), "%s", r->dhcp.tftp_server);
-	else
-		lb_ipv4_str(r->dhcp.siaddr ? r->dhcp.siaddr : r->server, r->boot_server);
-	bf = lb_dhcp4_bootfile(&r->dhcp);
-	if (bf)
-		snprintf(r->bootfile, sizeof(r->bootfile), "%s", bf);
+	derive_boot(r);
 	memcpy(r->uuid, d->c.uuid, 16);
 	r->have_uuid = d->c.have_uuid;
 	r->ms = (unsigned)(lb_now_ms() - t0);
-	(void)o;
+}
+
+/*
+ * proxyDHCP that named no boot file in its offer (dnsmasq for UEFI
+ * clients): REQUEST with ciaddr to its UDP port 4011 from our new address,
+ * resent after 1, 2, 4 s within the deadline; its ACK carries the boot
+ * file. 0 with *ack, or negative errno.
+ */
+static int proxy_request(struct dl *d, const struct lb_net_lease *r, uint64_t deadline,
+			 struct lb_dhcp4_lease *ack)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(LB_DHCP4_CLIENT_PORT),
+				  .sin_addr = { r->addr } };
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(LB_DHCP4_PROXY_PORT),
+				  .sin_addr = { d->proxy.server_id } };
+	uint8_t p[LB_DHCP4_PKT_MAX], in[RX_MAX];
+	size_t pl;
+	unsigned wait = 1000;
+	int fd, one = 1, rc;
+
+	if (!d->proxy.server_id)
+		return -EDESTADDRREQ;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE_, r->ifname, (socklen_t)strlen(r->ifname));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		sa.sin_port = 0;        /* port 68 taken: the proxy answers any port */
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			rc = -errno;
+			goto out;
+		}
+	}
+	d->c.xid = rnd32();
+	if ((rc = lb_dhcp4_build(&d->c, LB_DHCP_REQUEST, r->addr, 0, 0, p, sizeof(p), &pl)))
+		goto out;
+	for (;;) {
+		uint64_t now = lb_now_ms(), until;
+		if (now >= deadline) {
+			rc = -ETIMEDOUT;
+			goto out;
+		}
+		if (sendto(fd, p, pl, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+			rc = -errno;
+			goto out;
+		}
+		until = now + wait < deadline ? now + wait : deadline;
+		wait = wait >= 4000 ? 4000 : wait * 2;
+		while ((now = lb_now_ms()) < until) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+			struct lb_dhcp4_lease l;
+			ssize_t n;
+			if (poll(&pfd, 1, (int)(until - now)) <= 0)
+				continue;
+			n = recv(fd, in, sizeof(in), MSG_DONTWAIT);
+			if (n <= 0)
+				continue;
+			if (lb_dhcp4_parse(in, (size_t)n, d->c.xid, d->c.mac, &l) ||
+			    l.type != LB_DHCP_ACK)
+				continue;
+			*ack = l;
+			rc = 0;
+			goto out;
+		}
+	}
+out:
+	close(fd);
+	return rc;
 }
 
 static int apply_lease(const struct lb_net_opts *o, const struct lb_net_lease *r,
@@ -1071,9 +1156,28 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 		}
 		goto out;
 	}
-	make_lease(&v[winner], o, t0, out);
+	make_lease(&v[winner], t0, out);
 	if (!o->no_apply && (rc = apply_lease(o, out, &v[winner].link, err, errsz)))
 		goto out;
+	if (!out->bootfile[0] && v[winner].have_proxy) {
+		struct dl *d = &v[winner];
+		struct lb_dhcp4_lease pa;
+		char a[16];
+		if (o->no_apply) {
+			logf_(o, " %s: proxyDHCP %s named no boot file; asking it on port %d needs "
+			      "the address applied", d->link.nl.name,
+			      lb_ipv4_str(d->proxy.server_id, a), LB_DHCP4_PROXY_PORT);
+		} else if ((rc = proxy_request(d, out, deadline, &pa))) {
+			logf_(o, " %s: proxyDHCP %s port %d: %s", d->link.nl.name,
+			      lb_ipv4_str(d->proxy.server_id, a), LB_DHCP4_PROXY_PORT,
+			      rc == -ETIMEDOUT ? "no answer" : strerror(-rc));
+		} else {
+			merge_boot(&out->dhcp, &pa);
+			derive_boot(out);
+		}
+		rc = 0;
+	}
+	out->ms = (unsigned)(lb_now_ms() - t0);
 	log_lease(o, out);
 	rc = 0;
 out:

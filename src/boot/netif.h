@@ -19,6 +19,12 @@
  * up to 1 s more, and one with a boot file wins over one without. REQUEST
  * is resent like DISCOVER and, after 3 sends without an answer, the link
  * goes back to DISCOVER; a NAK sends it back to DISCOVER at once (new xid).
+ * ProxyDHCP: an offer without an address but with option 60 PXEClient/
+ * HTTPClient is kept; an address offer then needs no wait for more. When
+ * the ACK names no boot file, the proxy's offer supplies it, or, when the
+ * offer named none either (dnsmasq for UEFI clients), a REQUEST to the
+ * proxy's UDP port 4011 from the applied address does (not with
+ * no_apply), resent after 1, 2, 4 s within the total timeout.
  * With o->request_ip the client starts in INIT-REBOOT (REQUEST for that
  * address, no server id; RFC 2131 3.2) and falls back to DISCOVER on a NAK
  * or after 2 sends.

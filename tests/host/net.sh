@@ -6,12 +6,15 @@
 #   c0 <-> s0   dnsmasq on s0 (DHCP + TFTP), PXE class rules on option 60/93
 #   n1 <-> n0   n0 left down: n1 has no carrier
 #   q1 <-> q0   (second client namespace) no server at all
+#   cv1 <-> br0 <-> pv1   an address server without boot file on br0 and
+#               dnsmasq in proxy mode in a third namespace (proxyDHCP, 4011)
 # Checks: lease values equal dnsmasq's configuration, the address, route and
 # MTU are applied in the kernel (ip addr/route/link) and work (TFTP fetch
 # through them), dnsmasq's lease file agrees, the no-carrier link is
 # skipped, no server fails within the bound with one clear line, a NAK
 # (INIT-REBOOT for a wrong address, dnsmasq authoritative) falls back to
-# DISCOVER, HTTP boot identifiers match dnsmasq's HTTPClient rule.
+# DISCOVER, HTTP boot identifiers match dnsmasq's HTTPClient rule, the boot
+# file comes from a proxyDHCP server asked on UDP 4011.
 # Prints ok/not ok/skip lines.
 cd "$(dirname "$0")/../.." || exit 1
 LBOOT=$PWD/out/lboot
@@ -247,6 +250,63 @@ if in_cl "$LBOOT" net up --iface c0 --http --no-apply --json >"$T/http.json" 2>"
 		ok "net/http-boot-identifiers" || notok "net/http-boot-identifiers" "boot file '$bf', class '$vc'"
 else
 	notok "net/http-boot-identifiers" "$(cat "$T/http.err")"
+fi
+
+# --- proxyDHCP: an address server without boot file + dnsmasq in proxy mode ------------
+# br0 (10.78.0.1, address server) bridges the client's cv0 and the proxy's
+# pv0; the proxy (10.78.0.2, its own namespace) offers no address and, for
+# UEFI x64 (option 93 = 7), no boot file either: the client asks it again
+# on UDP 4011 from its new address, and the ACK names the boot file.
+newns || { notok "net/netns" "client namespace not created"; exit 1; }
+CL3=$NS_PID
+newns || { notok "net/netns" "proxy namespace not created"; exit 1; }
+PX=$NS_PID
+if ip link add br0 type bridge 2>/dev/null; then
+	ip link add cv1 type veth peer name cv0
+	ip link add pv1 type veth peer name pv0
+	ip link set cv1 netns "$CL3"
+	ip link set pv1 netns "$PX"
+	ip link set cv0 master br0
+	ip link set pv0 master br0
+	ip link set cv0 up
+	ip link set pv0 up
+	ip addr add 10.78.0.1/24 dev br0
+	ip link set br0 up
+	nsenter -t "$PX" -n ip addr add 10.78.0.2/24 dev pv1
+	nsenter -t "$PX" -n ip link set pv1 up
+	dnsmasq --no-daemon --port=0 --interface=br0 --bind-interfaces --user=root --no-ping \
+		--dhcp-range=10.78.0.50,10.78.0.99,255.255.255.0,1h --dhcp-leasefile="$T/leases2" \
+		--log-dhcp --log-facility="$T/dnsmasq2.log" 2>"$T/dnsmasq2.err" &
+	pids+=($!)
+	nsenter -t "$PX" -n dnsmasq --no-daemon --port=0 --interface=pv1 --bind-interfaces --user=root \
+		--dhcp-range=10.78.0.0,proxy --pxe-service=X86-64_EFI,"lboot network boot",bootx64.efi \
+		--dhcp-leasefile="$T/leases3" --log-dhcp --log-facility="$T/proxy.log" 2>"$T/proxy.err" &
+	pids+=($!)
+	for i in $(seq 50); do grep -q "proxy on subnet" "$T/proxy.log" 2>/dev/null && break; sleep 0.1; done
+	sleep 0.5
+	if nsenter -t "$CL3" -n "$LBOOT" net up --timeout 15 --json >"$T/proxy.json" 2>"$T/proxy-up.err"; then
+		L=$T/proxy.json
+		A3=$(json "$L" address)
+		check proxy/boot-file boot_file bootx64.efi
+		check proxy/next-server next_server 10.78.0.2
+		check proxy/server server 10.78.0.1
+		grep -qx "lboot: net cv1: DHCP lease $A3/24 from 10.78.0.1, boot file bootx64.efi on 10.78.0.2" "$T/proxy-up.err" &&
+			ok "net/proxy/log-line" || notok "net/proxy/log-line" "$(cat "$T/proxy-up.err")"
+		# the proxy's own log: an OFFER (53 = 2) without a boot file, then
+		# for a second xid (the 4011 REQUEST) an ACK (53 = 5) naming it
+		x=$(sed -n 's/.* \([0-9]*\) bootfile name: bootx64.efi$/\1/p' "$T/proxy.log" | head -1)
+		if [ -n "$x" ] && grep -q " $x sent size:  1 option: 53 message-type  5" "$T/proxy.log" &&
+			grep -q "message-type  2" "$T/proxy.log" &&
+			[ "$(grep -c "bootfile name" "$T/proxy.log")" = 1 ]; then
+			ok "net/proxy/port-4011-asked"
+		else
+			notok "net/proxy/port-4011-asked" "$(grep -E 'PXE|bootfile|message-type' "$T/proxy.log")"
+		fi
+	else
+		notok "net/proxy" "$(cat "$T/proxy-up.err")"
+	fi
+else
+	echo "skip net/proxy: no bridge support in this kernel"
 fi
 
 # --- usage -----------------------------------------------------------------------------
