@@ -9,7 +9,7 @@
 #define OPT_AREA_MAX 1024   /* concatenated option cap (RFC 3396) */
 
 static const uint8_t cookie[4] = { 99, 130, 83, 99 };
-static const uint8_t prl[] = { 1, 3, 6, 12, 15, 28, 43, 51, 54, 60, 66, 67, 209, 210 };
+static const uint8_t prl[] = { 1, 3, 6, 12, 15, 26, 28, 42, 43, 51, 54, 60, 66, 67, 209, 210 };
 
 static void put32(uint8_t *p, uint32_t v)   /* v already in network order */
 {
@@ -296,6 +296,8 @@ int lb_dhcp4_parse(const uint8_t *p, size_t len, uint32_t xid, const uint8_t mac
 	l.ndns = get_addrs(ar, na, 6, l.dns, 4);
 	l.nntp = get_addrs(ar, na, 42, l.ntp, 4);
 	l.have_lease = get_u32(ar, na, 51, &l.lease_time);
+	if (!get_opt(ar, na, 26, v, sizeof(v), &n) && n == 2 && (v[0] << 8 | v[1]) >= 68)
+		l.mtu = (uint16_t)(v[0] << 8 | v[1]);
 	get_u32(ar, na, 58, &l.t1);
 	get_u32(ar, na, 59, &l.t2);
 	get_str(ar, na, 12, l.hostname, sizeof(l.hostname));
@@ -309,6 +311,11 @@ int lb_dhcp4_parse(const uint8_t *p, size_t len, uint32_t xid, const uint8_t mac
 		memcpy(l.vendor_opts, v, n);
 		l.vendor_opts_len = n;
 		l.have_vendor_opts = 1;
+	}
+	if (!get_opt(ar, na, 175, v, sizeof(v), &n) && n <= sizeof(l.ipxe_opts)) {
+		memcpy(l.ipxe_opts, v, n);
+		l.ipxe_opts_len = n;
+		l.have_ipxe_opts = 1;
 	}
 	*out = l;
 	return 0;

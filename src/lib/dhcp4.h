@@ -4,7 +4,8 @@
  * framing for a raw AF_PACKET socket, so the client runs before it has an
  * address. No I/O.
  *
- * Client messages carry 53, 55 (1,3,6,12,15,28,43,51,54,60,66,67,209,210),
+ * Client messages carry 53, 55 (1,3,6,12,15,26,28,42,43,51,54,60,66,67,209,
+ * 210),
  * 57 (1472), 60 (PXEClient:Arch:00007:UNDI:003016, or HTTPClient:Arch:
  * 00016:UNDI:003001 for HTTP boot, as UEFI firmware sends), 61 (hardware
  * type 1 + MAC), 93 (arch 7 / 16), 94 (UNDI 3.16), 97 (type 0 + UUID when
@@ -79,6 +80,10 @@ struct lb_dhcp4_lease {
 	uint8_t vendor_opts[LB_DHCP4_STR]; /* 43 */
 	size_t vendor_opts_len;
 	int have_vendor_opts;
+	uint8_t ipxe_opts[LB_DHCP4_STR]; /* 175 (iPXE encapsulated options) */
+	size_t ipxe_opts_len;
+	int have_ipxe_opts;
+	uint16_t mtu;                 /* 26 (interface MTU, >= 68), 0: none */
 	uint8_t overload;             /* 52 */
 };
 

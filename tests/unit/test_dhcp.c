@@ -398,7 +398,8 @@ static void test_build4(void)
 		CHECK((o = find4(b, n, 61, &ol)) && ol == 7 && o[0] == 1 && !memcmp(o + 1, mac, 6));
 		CHECK((o = find4(b, n, 12, &ol)) && ol == 5 && !memcmp(o, "node7", 5));
 		CHECK((o = find4(b, n, 57, &ol)) && ol == 2);
-		CHECK((o = find4(b, n, 55, &ol)) && ol == 14 && memchr(o, 209, ol) &&
+		CHECK((o = find4(b, n, 55, &ol)) && ol == 16 && memchr(o, 209, ol) && memchr(o, 26, ol) &&
+		      memchr(o, 42, ol) &&
 		      memchr(o, 210, ol) && memchr(o, 67, ol) && memchr(o, 43, ol));
 		CHECK(!find4(b, n, 50, &ol) && !find4(b, n, 54, &ol));
 	}

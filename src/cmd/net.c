@@ -1,0 +1,320 @@
+/* lboot net: bring links up, run DHCPv4, print the lease; list links. */
+#include "lboot.h"
+
+LB_APPLET(net, LB_HOST|LB_TARGET,
+"usage: lboot net up [OPTIONS]\n"
+"       lboot net links [--json]\n"
+"up: bring every Ethernet link up (not loopback, not bond/bridge ports),\n"
+"wait for carrier, run DHCPv4 on all links with carrier at once (PXE\n"
+"client identifiers: option 60 PXEClient:Arch:00007:UNDI:003016, 93, 94,\n"
+"97 from the DMI UUID), apply the first lease (address/prefix, MTU from\n"
+"option 26, default route) and print it. One line per step on stderr.\n"
+"  --iface PATTERN      only links whose name matches (shell pattern)\n"
+"  --timeout S          the whole bring-up (default 30)\n"
+"  --carrier-timeout S  wait for carrier (default 5)\n"
+"  --http               UEFI HTTP boot identifiers (HTTPClient:Arch:00016)\n"
+"  --hostname NAME      send option 12\n"
+"  --request-ip ADDR    ask for ADDR first (INIT-REBOOT), then DISCOVER\n"
+"  --no-apply           print the lease, configure nothing\n"
+"  --resolv-conf FILE   write the DNS servers and domain to FILE\n"
+"  --json               the lease as one JSON object\n"
+"  -q, --quiet          no step lines\n"
+"links: name, index, MAC, up, carrier, MTU, type, kind, device path, in\n"
+"the order DHCP tries them (device path, then ifindex); --json: an array.\n"
+"Exit: 0 ok, 1 failure (one line on stderr), 2 usage.\n")
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io.h"
+#include "json.h"
+#include "netif.h"
+
+static const char *mac_str(const uint8_t *m, size_t n, char *buf, size_t cap)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < n && k + 4 <= cap; i++)
+		k += (size_t)snprintf(buf + k, cap - k, "%s%02x", i ? ":" : "", m[i]);
+	return buf;
+}
+
+static int parse_secs(const char *s, unsigned *ms)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 3600)
+		return -1;
+	*ms = (unsigned)(v * 1000 + 0.5);
+	return *ms ? 0 : -1;
+}
+
+static int links_main(int argc, char **argv)
+{
+	struct lb_net_link *v = NULL;
+	size_t n = 0;
+	char err[256], mac[100];
+	int json = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else
+			goto usage;
+	}
+	if (lb_net_links(&v, &n, err, sizeof(err))) {
+		lb_err("%s", err);
+		return 1;
+	}
+	if (json)
+		printf("[");
+	for (size_t i = 0; i < n; i++) {
+		const struct lb_nl_link *l = &v[i].nl;
+		int dhcp = lb_net_candidate(&v[i], NULL);
+		mac_str(l->hwaddr, l->hwaddr_len, mac, sizeof(mac));
+		if (json) {
+			printf("%s\n  {\"name\": ", i ? "," : "");
+			lb_json_str(stdout, l->name);
+			printf(", \"index\": %d, \"mac\": \"%s\", \"up\": %s, \"carrier\": %s, "
+			       "\"mtu\": %u, \"type\": %u, \"kind\": ", l->index, mac,
+			       (l->flags & LB_IFF_UP) ? "true" : "false",
+			       lb_nl_link_carrier(l) ? "true" : "false", l->mtu, l->type);
+			lb_json_str(stdout, l->kind);
+			printf(", \"device\": ");
+			lb_json_str(stdout, v[i].devpath);
+			printf(", \"master\": %d, \"dhcp\": %s}", l->master, dhcp ? "true" : "false");
+		} else {
+			printf("%-15s %3d %-17s %-4s %-10s mtu %-5u %s%s%s\n", l->name, l->index,
+			       mac[0] ? mac : "-", (l->flags & LB_IFF_UP) ? "up" : "down",
+			       lb_nl_link_carrier(l) ? "carrier" : "no-carrier", l->mtu,
+			       dhcp ? "dhcp" : "-", l->kind[0] ? " kind " : "", l->kind);
+		}
+	}
+	if (json)
+		printf("%s]\n", n ? "\n" : "");
+	free(v);
+	return 0;
+usage:
+	lb_usage("net");
+	return 2;
+}
+
+static void jaddr(const char *key, uint32_t a)
+{
+	char b[16];
+
+	if (a)
+		printf(", \"%s\": \"%s\"", key, lb_ipv4_str(a, b));
+	else
+		printf(", \"%s\": null", key);
+}
+
+static void jstr(const char *key, const char *s)
+{
+	printf(", \"%s\": ", key);
+	lb_json_str(stdout, s);
+}
+
+static void print_json(const struct lb_net_lease *r)
+{
+	const struct lb_dhcp4_lease *d = &r->dhcp;
+	char b[16], mac[20];
+
+	printf("{\"interface\": ");
+	lb_json_str(stdout, r->ifname);
+	printf(", \"mac\": \"%s\"", mac_str(r->mac, 6, mac, sizeof(mac)));
+	jaddr("address", r->addr);
+	printf(", \"prefix\": %u", r->prefix);
+	jaddr("netmask", r->mask);
+	jaddr("broadcast", r->broadcast);
+	jaddr("router", r->router);
+	jaddr("server", r->server);
+	jaddr("next_server", r->next_server);
+	jstr("boot_server", r->boot_server);
+	jstr("boot_file", r->bootfile);
+	jstr("file", d->file);
+	jstr("sname", d->sname);
+	jstr("tftp_server", d->tftp_server);
+	jstr("pxe_config_file", d->pxe_conffile);
+	jstr("pxe_path_prefix", d->pxe_prefix);
+	printf(", \"ipxe_options\": ");
+	if (d->have_ipxe_opts) {
+		printf("\"");
+		for (size_t i = 0; i < d->ipxe_opts_len; i++)
+			printf("%02x", d->ipxe_opts[i]);
+		printf("\"");
+	} else {
+		printf("null");
+	}
+	printf(", \"dns\": [");
+	for (unsigned i = 0; i < d->ndns; i++)
+		printf("%s\"%s\"", i ? ", " : "", lb_ipv4_str(d->dns[i], b));
+	printf("], \"ntp\": [");
+	for (unsigned i = 0; i < d->nntp; i++)
+		printf("%s\"%s\"", i ? ", " : "", lb_ipv4_str(d->ntp[i], b));
+	printf("]");
+	jstr("domain", d->domain);
+	jstr("hostname", d->hostname);
+	jstr("vendor_class", d->vendor_class);
+	printf(", \"mtu\": %u, \"lease_time\": %u, \"ms\": %u", r->mtu,
+	       d->have_lease ? d->lease_time : 0, r->ms);
+	printf("}\n");
+}
+
+static void print_text(const struct lb_net_lease *r)
+{
+	const struct lb_dhcp4_lease *d = &r->dhcp;
+	char b[16], mac[20];
+
+	printf("interface    %s (%s)\n", r->ifname, mac_str(r->mac, 6, mac, sizeof(mac)));
+	printf("address      %s/%u\n", lb_ipv4_str(r->addr, b), r->prefix);
+	if (r->router)
+		printf("router       %s\n", lb_ipv4_str(r->router, b));
+	printf("server       %s\n", lb_ipv4_str(r->server, b));
+	if (r->next_server)
+		printf("next-server  %s\n", lb_ipv4_str(r->next_server, b));
+	if (r->bootfile[0])
+		printf("boot file    %s on %s\n", r->bootfile, r->boot_server);
+	if (d->pxe_conffile[0])
+		printf("pxe config   %s\n", d->pxe_conffile);
+	if (d->pxe_prefix[0])
+		printf("pxe prefix   %s\n", d->pxe_prefix);
+	for (unsigned i = 0; i < d->ndns; i++)
+		printf("dns          %s\n", lb_ipv4_str(d->dns[i], b));
+	if (d->domain[0])
+		printf("domain       %s\n", d->domain);
+	if (d->hostname[0])
+		printf("hostname     %s\n", d->hostname);
+	if (r->mtu)
+		printf("mtu          %u\n", r->mtu);
+	if (d->have_lease)
+		printf("lease time   %u s\n", d->lease_time);
+}
+
+enum { O_IFACE = 256, O_TIMEOUT, O_CARRIER, O_HTTP, O_HOSTNAME, O_REQIP, O_NOAPPLY,
+       O_RESOLV, O_JSON };
+
+static int up_main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "iface", required_argument, 0, O_IFACE },
+		{ "timeout", required_argument, 0, O_TIMEOUT },
+		{ "carrier-timeout", required_argument, 0, O_CARRIER },
+		{ "http", no_argument, 0, O_HTTP },
+		{ "hostname", required_argument, 0, O_HOSTNAME },
+		{ "request-ip", required_argument, 0, O_REQIP },
+		{ "no-apply", no_argument, 0, O_NOAPPLY },
+		{ "resolv-conf", required_argument, 0, O_RESOLV },
+		{ "json", no_argument, 0, O_JSON },
+		{ "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct lb_net_opts o = { 0 };
+	struct lb_net_lease *r;
+	const char *resolv = NULL;
+	char err[320];
+	int json = 0, quiet = 0, c, rc;
+
+	o.log = stderr;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
+		switch (c) {
+		case O_IFACE:
+			o.iface = optarg;
+			break;
+		case O_TIMEOUT:
+			if (parse_secs(optarg, &o.timeout_ms))
+				goto usage;
+			break;
+		case O_CARRIER:
+			if (parse_secs(optarg, &o.carrier_ms))
+				goto usage;
+			break;
+		case O_HTTP:
+			o.http = 1;
+			break;
+		case O_HOSTNAME:
+			o.hostname = optarg;
+			break;
+		case O_REQIP: {
+			struct in_addr in;
+			if (inet_pton(AF_INET, optarg, &in) != 1 || !in.s_addr)
+				goto usage;
+			o.request_ip = in.s_addr;
+			break;
+		}
+		case O_NOAPPLY:
+			o.no_apply = 1;
+			break;
+		case O_RESOLV:
+			resolv = optarg;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			lb_usage("net");
+			return 0;
+		default:
+			goto usage;
+		}
+	}
+	if (optind != argc)
+		goto usage;
+	if (quiet)
+		o.log = NULL;
+	if (!(r = calloc(1, sizeof(*r)))) {
+		lb_err("out of memory");
+		return 1;
+	}
+	rc = lb_net_up(&o, r, err, sizeof(err));
+	if (rc) {
+		lb_err("%s", err);
+		free(r);
+		return 1;
+	}
+	if (resolv) {
+		char buf[2048];
+		int n = lb_net_resolv_conf(r, buf, sizeof(buf));
+		if (n < 0 || (rc = lb_write_atomic(resolv, buf, (size_t)n, 0644))) {
+			lb_err("%s: %s", resolv, strerror(n < 0 ? -n : -rc));
+			free(r);
+			return 1;
+		}
+	}
+	if (json)
+		print_json(r);
+	else
+		print_text(r);
+	free(r);
+	return 0;
+usage:
+	lb_usage("net");
+	return 2;
+}
+
+int net_main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "up"))
+		return up_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "links"))
+		return links_main(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		lb_usage("net");
+		return 0;
+	}
+	lb_usage("net");
+	return 2;
+}
