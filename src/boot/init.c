@@ -23,6 +23,9 @@
 #include "scan.h"
 #include "verify.h"
 #include "measure.h"
+#include "netboot.h"
+#include "netio.h"
+#include "tls.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -103,6 +106,20 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 				memcpy(o->fault_hang, tok + 17, l + 1);
 				n++;
 			}
+		} else if (!strncmp(tok, "lboot.net=", 10)) {
+			if (!strcmp(tok + 10, "auto") || !strcmp(tok + 10, "on") ||
+			    !strcmp(tok + 10, "off")) {
+				memcpy(o->net, tok + 10, strlen(tok + 10) + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.net.iface=", 16)) {
+			if (strlen(tok + 16) < sizeof(o->net_iface)) {
+				memcpy(o->net_iface, tok + 16, strlen(tok + 16) + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.net.timeout=", 18)) {
+			if (!parse_secs(tok + 18, &o->net_timeout))
+				n++;
 		} else if (!strncmp(tok, "lboot.tpm=", 10)) {
 			size_t l = strlen(tok + 10);
 			if (l < sizeof(o->tpm)) {
@@ -413,6 +430,77 @@ static int quiet_tty(struct termios *saved)
 
 static int boot_run(const struct lb_boot_opts *o);
 
+/* --- network boot ------------------------------------------------------- */
+
+static struct {
+	struct lb_tls_anchors *anchors;
+	struct lb_tls_config tls;
+	struct lb_fetch_opts fetch;
+} nb;
+
+/* HTTPS trust anchors from /etc/lboot/tls and /etc/lboot/ca.pem (built in
+ * by mkinitramfs --ca); without any, https:// URLs are refused */
+static void net_setup(void)
+{
+	static const char *const paths[] = { LB_TLS_DEFAULT_DIR, LB_TLS_DEFAULT_FILE };
+
+	memset(&nb, 0, sizeof(nb));
+	if ((nb.anchors = lb_tls_anchors_new())) {
+		for (size_t i = 0; i < 2; i++) {
+			char e[256];
+			if (access(paths[i], F_OK))
+				continue;
+			if (lb_tls_anchors_add_path(nb.anchors, paths[i], e, sizeof(e)) < 0)
+				say("lboot: https trust anchors: %s\n", e);
+		}
+		nb.tls.anchors = nb.anchors;
+		nb.tls.time_floor = lb_tls_build_date(__DATE__);
+		nb.fetch.tls_open = lb_tls_open;
+		nb.fetch.tls_arg = &nb.tls;
+	}
+	lb_kexec_set_fetch(&nb.fetch);
+}
+
+static void net_release(void)
+{
+	lb_kexec_set_fetch(NULL);
+	lb_tls_anchors_free(nb.anchors);
+	nb.anchors = NULL;
+}
+
+/* DHCP and what it points at, appended to l (after the disks' entries) */
+static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int first)
+{
+	struct lb_netboot_opts no = {
+		.iface = o->net_iface[0] ? o->net_iface : NULL,
+		.timeout_ms = (unsigned)(o->net_timeout > 0 ? o->net_timeout : 30) * 1000u,
+		.log = stdout,
+		.v = &vb.v,
+	};
+	struct lb_entries nl = LB_ENTRIES_INIT;
+	struct lb_net_lease lease;
+	char err[512] = "";
+	int r, had_default = lb_entries_default(l) >= 0;
+
+	if (!first)
+		no.timeout_ms = no.timeout_ms < 10000 ? no.timeout_ms : 10000;
+	say("lboot: network boot: bringing links up (DHCP, up to %u s)\n", no.timeout_ms / 1000);
+	lb_progress_bound(LB_PHASE_SCAN, "net", (int)no.timeout_ms + 60000);
+	r = lb_netboot(&no, &nl, &lease, err, sizeof(err));
+	if (r) {
+		say("lboot: network boot: %s\n", err[0] ? err : strerror(-r));
+		lb_entries_free(&nl);
+		return;
+	}
+	say("lboot: network boot: %zu entr%s from %s\n", nl.n, nl.n == 1 ? "y" : "ies",
+	    lease.ifname);
+	for (size_t i = 0; i < nl.n; i++)
+		if (had_default)
+			nl.v[i].is_default = 0;
+	if (lb_entries_append(l, &nl))
+		lb_entries_free(&nl);
+}
+
 /* The built-in policy, made stricter by lboot.verify=; one line says it. */
 static void policy_setup(const struct lb_boot_opts *o)
 {
@@ -447,7 +535,9 @@ int lb_boot_run(const struct lb_boot_opts *o)
 
 	policy_setup(o);
 	measure_setup(o);
+	net_setup();
 	r = boot_run(o);
+	net_release();
 	if (tpm_on)
 		lb_measure_close(&tpm);
 	tpm_on = 0;
@@ -502,6 +592,8 @@ static int boot_run(const struct lb_boot_opts *o)
 				say("lboot: %zu entries at uptime %s s\n", l.n,
 				    lb_uptime(up, sizeof(up)));
 			}
+			if (!strcmp(o->net, "on") || (strcmp(o->net, "off") && !l.n))
+				net_scan(o, &l, first);
 			report_configs(&l, &set, o->debug);
 			if (o->default_sel[0] && l.n &&
 			    lb_boot_select_default(&l, o->default_sel))

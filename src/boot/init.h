@@ -26,6 +26,9 @@ struct lb_boot_opts {
 	char phase_timeout[64]; /* lboot.phase_timeout=SPEC (progress.h), "" defaults */
 	char fault_hang[80]; /* lboot.fault_hang=PHASE[:DEV] (fault injection) */
 	char verify[16];     /* lboot.verify=: only stricter than the built-in policy */
+	char net[8];         /* lboot.net=auto (when no disk has entries), on, off */
+	char net_iface[32];  /* lboot.net.iface=PATTERN */
+	int net_timeout;     /* lboot.net.timeout=S (DHCP), 0: 30 */
 	char tpm[16];        /* lboot.tpm=require: refuse to boot without a TPM */
 	char measure[8];     /* lboot.measure=0|1: off / say when no TPM ("": when one exists) */
 	const char *policy_root; /* where etc/lboot/policy is looked for ("/") */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
 #include "ipxe.h"
 #include "kexec.h"
 #include "netboot.h"
@@ -160,11 +161,11 @@ static int netboot_pxelinux(const struct lb_netboot_opts *o, const struct lb_net
 		char url[LB_URL_MAX], *buf = NULL, ferr[256] = "";
 		size_t len = 0;
 
-		if (strstr(paths.v[i], "://"))
-			snprintf(url, sizeof(url), "%s", paths.v[i]);
-		else
-			snprintf(url, sizeof(url), "%s/%s", ctx.base,
-				 paths.v[i][0] == '/' ? paths.v[i] + 1 : paths.v[i]);
+		if ((size_t)(strstr(paths.v[i], "://") ?
+			     snprintf(url, sizeof(url), "%s", paths.v[i]) :
+			     snprintf(url, sizeof(url), "%s/%s", ctx.base,
+				      paths.v[i][0] == '/' ? paths.v[i] + 1 : paths.v[i])) >= sizeof(url))
+			continue;
 		r = lb_kexec_fetch_small(url, SCRIPT_MAX, &buf, &len, ferr, sizeof(ferr));
 		if (r == -ENOENT) {
 			logf_(o, "lboot: net: pxelinux config %s: not there\n", url);
