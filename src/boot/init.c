@@ -112,6 +112,13 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 				memcpy(o->net, tok + 10, strlen(tok + 10) + 1);
 				n++;
 			}
+		} else if (!strncmp(tok, "lboot.netboot=", 14)) {
+			if (strlen(tok + 14) < sizeof(o->netboot)) {
+				memcpy(o->netboot, tok + 14, strlen(tok + 14) + 1);
+				if (!o->net[0])
+					memcpy(o->net, "auto", 5);
+				n++;
+			}
 		} else if (!strncmp(tok, "lboot.net.iface=", 16)) {
 			if (strlen(tok + 16) < sizeof(o->net_iface)) {
 				memcpy(o->net_iface, tok + 16, strlen(tok + 16) + 1);
@@ -476,6 +483,7 @@ static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int fir
 		.timeout_ms = (unsigned)(o->net_timeout > 0 ? o->net_timeout : 30) * 1000u,
 		.log = stdout,
 		.v = &vb.v,
+		.url = o->netboot[0] ? o->netboot : NULL,
 	};
 	struct lb_entries nl = LB_ENTRIES_INIT;
 	struct lb_net_lease lease;

@@ -365,6 +365,13 @@ int lb_netboot(const struct lb_netboot_opts *o, struct lb_entries *out,
 	err[0] = 0;
 	if ((r = lb_net_up(&no, lease, err, errsz)))
 		return r;
+	if (o->url && *o->url) {
+		if (strlen(o->url) >= sizeof(lease->bootfile)) {
+			snprintf(err, errsz, "lboot.netboot=%s: too long", o->url);
+			return -ENAMETOOLONG;
+		}
+		memcpy(lease->bootfile, o->url, strlen(o->url) + 1);
+	}
 	if (lb_netboot_bootfile_url(lease, url, sizeof(url))) {
 		snprintf(err, errsz, "net %s: the DHCP server names no boot file", lease->ifname);
 		return -ENOENT;

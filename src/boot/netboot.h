@@ -34,6 +34,9 @@ struct lb_netboot_opts {
 	unsigned timeout_ms;             /* network bring-up (DHCP); 0: 30 s */
 	FILE *log;                       /* one line per step */
 	const struct lb_verifier *v;     /* NULL: configs are not checked */
+	const char *url;                 /* lboot.netboot=: what to boot instead of
+					  * the lease's boot file (a URL, or a file
+					  * name on the boot server) */
 };
 
 /* 0 with entries appended to out (and the lease), or negative errno with

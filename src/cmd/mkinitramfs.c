@@ -6,7 +6,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "         [--compress xz|gzip|none] [--mtime EPOCH] [--file SRC[:DST]]... [SRC[:DST]...]\n"
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
 "         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
-"         [--tpm require|auto]\n"
+"         [--tpm require|auto] [--ca FILE]...\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
 "/dev/null (c 1 3).\n"
@@ -36,6 +36,8 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "  --allow-shell       enforce: allow the menu's shell\n"
 "  --manifest-floor N  refuse manifests with a version below N\n"
 "  --tpm require       boot nothing that could not be measured into a TPM\n"
+"  --ca FILE           HTTPS trust anchors for network boot (PEM bundle or\n"
+"                      DER; repeatable), as /etc/lboot/tls/NN-NAME\n"
 "The build time (--mtime, else now) is stored as the clock's floor for\n"
 "manifest expiry.\n"
 "Members are sorted by path, owned by 0:0, inodes numbered in order: the same\n"
@@ -60,6 +62,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 #include "pkcs7.h"
 #include "policy.h"
 #include "sig.h"
+#include "tls.h"
 
 #define MAX_POLICY_FILES 32
 
@@ -67,11 +70,12 @@ struct vopts {
 	int set;                 /* any verified-boot option given */
 	const char *mode;
 	const char *trust[MAX_POLICY_FILES], *revoke[MAX_POLICY_FILES];
-	const char *x509[MAX_POLICY_FILES];
-	size_t n_trust, n_revoke, n_x509;
+	const char *x509[MAX_POLICY_FILES], *ca[MAX_POLICY_FILES];
+	size_t n_trust, n_revoke, n_x509, n_ca;
 	int allow_edit, allow_shell;
 	const char *floor;
 	const char *tpm;
+	int usage;               /* an option's value was wrong (exit 2) */
 	char dir[64];            /* the staging directory, "" when none */
 	char *made[3 * MAX_POLICY_FILES + 8];
 	size_t n_made;
@@ -161,7 +165,7 @@ static void policy_cleanup(struct vopts *v)
 static int policy_stage(struct vopts *v, uint32_t mtime)
 {
 	static const char *const dirs[] = { "etc", "etc/lboot", "etc/lboot/trust",
-		"etc/lboot/revoked", "etc/lboot/trust-x509" };
+		"etc/lboot/revoked", "etc/lboot/trust-x509", "etc/lboot/tls" };
 	enum lb_verify_mode mode = v->n_trust || v->n_x509 ? LB_VERIFY_ENFORCE : LB_VERIFY_OFF;
 	char text[512], t[21];
 	const char *tmp = getenv("TMPDIR");
@@ -172,10 +176,12 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 
 	if (v->mode && lb_verify_mode_parse(v->mode, &mode)) {
 		lb_err("--verify %s: want off, warn or enforce", v->mode);
+		v->usage = 1;
 		return -EINVAL;
 	}
 	if (mode == LB_VERIFY_ENFORCE && !v->n_trust && !v->n_x509) {
 		lb_err("--verify enforce without --trust or --trust-x509: nothing could boot");
+		v->usage = 1;
 		return -EINVAL;
 	}
 	if (v->floor) {
@@ -183,6 +189,7 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		fl = strtoull(v->floor, &end, 10);
 		if (errno || *end || !*v->floor || *v->floor == '-') {
 			lb_err("--manifest-floor %s: not a number", v->floor);
+			v->usage = 1;
 			return -EINVAL;
 		}
 	}
@@ -224,6 +231,40 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		snprintf(rel, sizeof(rel), "etc/lboot/trust-x509/%02zu.der", i);
 		r = put(v, rel, der, dlen);
 		free(der);
+		if (r)
+			return r;
+	}
+	for (size_t i = 0; i < v->n_ca; i++) {
+		struct lb_tls_anchors *a = lb_tls_anchors_new();
+		const char *base = strrchr(v->ca[i], '/');
+		char e[256] = "", rel[128];
+		uint8_t *buf;
+		size_t len;
+
+		if (!a)
+			return -ENOMEM;
+		r = lb_tls_anchors_add_path(a, v->ca[i], e, sizeof(e));
+		lb_tls_anchors_free(a);
+		if (r < 0) {
+			lb_err("--ca %s", e);
+			return r;
+		}
+		if ((r = lb_read_path(v->ca[i], LB_TLS_FILE_MAX, &buf, &len))) {
+			lb_err("%s: %s", v->ca[i], strerror(-r));
+			return r;
+		}
+		base = base ? base + 1 : v->ca[i];
+		/* the loader takes .pem .crt .cer .der: keep a known extension */
+		{
+			size_t bl = strlen(base);
+			const char *ext = bl > 4 ? base + bl - 4 : "";
+			int known = !strcmp(ext, ".pem") || !strcmp(ext, ".crt") ||
+				    !strcmp(ext, ".cer") || !strcmp(ext, ".der");
+			snprintf(rel, sizeof(rel), "etc/lboot/tls/%02zu-%.60s%s", i, base,
+				 known && bl <= 60 ? "" : ".pem");
+		}
+		r = put(v, rel, buf, len);
+		free(buf);
 		if (r)
 			return r;
 	}
@@ -287,6 +328,7 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "allow-shell", no_argument, NULL, 'S' },
 		{ "manifest-floor", required_argument, NULL, 'F' },
 		{ "tpm", required_argument, NULL, 'P' },
+		{ "ca", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -364,6 +406,13 @@ int mkinitramfs_main(int argc, char **argv)
 			vo.set = 1;
 			vo.floor = optarg;
 			break;
+		case 'A':
+			if (add_path(vo.ca, &vo.n_ca, optarg)) {
+				lb_err("at most %d --ca files", MAX_POLICY_FILES);
+				goto usage;
+			}
+			vo.set = 1;
+			break;
 		case 'P':
 			if (strcmp(optarg, "require") && strcmp(optarg, "auto")) {
 				lb_err("--tpm %s: want require or auto", optarg);
@@ -402,7 +451,7 @@ int mkinitramfs_main(int argc, char **argv)
 		char *spec;
 
 		if ((rc = policy_stage(&vo, o.mtime))) {
-			ret = rc == -EINVAL ? 2 : 1;
+			ret = vo.usage ? 2 : 1;
 			goto out;
 		}
 		if (asprintf(&spec, "%s:/", vo.dir) < 0 ||
