@@ -435,6 +435,9 @@ int lb_net_candidate(const struct lb_net_link *l, const char *pattern)
 		return 0;
 	if (l->nl.master || l->nl.hwaddr_len != 6)
 		return 0;
+	/* Ethernet-typed but never on a LAN: traffic-shaping and dummy links */
+	if (!strcmp(l->nl.kind, "ifb") || !strcmp(l->nl.kind, "dummy"))
+		return 0;
 	if (pattern && *pattern && fnmatch(pattern, l->nl.name, 0))
 		return 0;
 	return 1;

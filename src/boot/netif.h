@@ -29,8 +29,8 @@
  * address, no server id; RFC 2131 3.2) and falls back to DISCOVER on a NAK
  * or after 2 sends.
  *
- * Links: every link of ARPHRD_ETHER type that is not loopback and not
- * enslaved (bond/bridge port), matching o->iface (a shell pattern) when
+ * Links: every link of ARPHRD_ETHER type that is not loopback, not
+ * enslaved (bond/bridge port) and not of kind ifb or dummy, matching o->iface (a shell pattern) when
  * given, in a stable order: links with a device sorted by their sysfs
  * device path (PCI topology: /sys/devices/pci0000:00/0000:00:03.0/...),
  * then links without one (veth, ...) by ifindex. The order decides which

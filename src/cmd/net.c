@@ -4,11 +4,13 @@
 LB_APPLET(net, LB_HOST|LB_TARGET,
 "usage: lboot net up [OPTIONS]\n"
 "       lboot net links [--json]\n"
-"up: bring every Ethernet link up (not loopback, not bond/bridge ports),\n"
-"wait for carrier, run DHCPv4 on all links with carrier at once (PXE\n"
-"client identifiers: option 60 PXEClient:Arch:00007:UNDI:003016, 93, 94,\n"
-"97 from the DMI UUID), apply the first lease (address/prefix, MTU from\n"
-"option 26, default route) and print it. One line per step on stderr.\n"
+"up: bring every Ethernet link up (not loopback, bond/bridge ports, ifb or\n"
+"dummy links), wait for carrier, run DHCPv4 on all links with carrier at\n"
+"once (PXE client identifiers: option 60 PXEClient:Arch:00007:UNDI:003016,\n"
+"93, 94, 97 from the DMI UUID), apply the first lease (address/prefix, MTU\n"
+"from option 26, default route) and print it; a proxyDHCP server's boot\n"
+"file is taken (asked on UDP 4011 when its offer names none). One line per\n"
+"step on stderr.\n"
 "  --iface PATTERN      only links whose name matches (shell pattern)\n"
 "  --timeout S          the whole bring-up (default 30)\n"
 "  --carrier-timeout S  wait for carrier (default 5)\n"
@@ -68,10 +70,14 @@ static int links_main(int argc, char **argv)
 	int json = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		if (!strcmp(argv[i], "--json")) {
 			json = 1;
-		else
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			lb_usage("net");
+			return 0;
+		} else {
 			goto usage;
+		}
 	}
 	if (lb_net_links(&v, &n, err, sizeof(err))) {
 		lb_err("%s", err);

@@ -530,6 +530,10 @@ static void test_lease_text(void)
 		l.nl.master = 5;                 /* a bond or bridge port */
 		CHECK(!lb_net_candidate(&l, NULL));
 		l.nl.master = 0;
+		strcpy(l.nl.kind, "ifb");
+		CHECK(!lb_net_candidate(&l, NULL));
+		strcpy(l.nl.kind, "veth");
+		CHECK(lb_net_candidate(&l, NULL));
 		l.nl.flags = LB_IFF_LOOPBACK;
 		CHECK(!lb_net_candidate(&l, NULL));
 		l.nl.flags = 0;
