@@ -111,7 +111,7 @@ dnsmasq --no-daemon --port=0 --interface=s0 --bind-interfaces --user=root \
 	--dhcp-option=26,1400 --dhcp-option=42,10.77.0.123 \
 	--dhcp-option-force=175,01:01:01 \
 	--dhcp-host="$MAC_C0",node7 \
-	--dhcp-range=fd00:77::100,fd00:77::1ff,64,1h \
+	--dhcp-range=fd00:77::100,fd00:77::1ff,slaac,64,1h --enable-ra \
 	--dhcp-option=option6:bootfile-url,http://[fd00:77::1]/boot.efi \
 	--dhcp-option=option6:bootfile-param,console=ttyS0,quiet \
 	--dhcp-option=option6:dns-server,[fd00:77::53] \
@@ -273,6 +273,16 @@ if in_cl "$LBOOT" net up --ipv6 --iface c0 --timeout 15 --json >"$T/v6.json" 2>"
 		notok "net/v6/applied" "$(in_cl ip -6 -o addr show dev c0)"
 	grep -q "DHCPREPLY(s0) $A6 " "$T/dnsmasq.log" && grep -q "vendor class: 343" "$T/dnsmasq.log" &&
 		ok "net/v6/dnsmasq-agrees" || notok "net/v6/dnsmasq-agrees"
+	# routes come from router advertisements (dnsmasq: on-link prefix and
+	# default router in its "slaac" mode; a DHCPv6-only range advertises
+	# neither): the kernel's, not ours; then the boot server is reachable
+	for i in $(seq 30); do in_cl ip -6 route show default | grep -q . && break; sleep 0.2; done
+	if in_cl "$LBOOT" fetch -q "tftp://[fd00:77::1]/pxelinux.0" -o "$T/got6" 2>"$T/fetch6.err" &&
+		cmp -s "$T/got6" "$T/tftp/pxelinux.0"; then
+		ok "net/v6/tftp-after-lease"
+	else
+		notok "net/v6/tftp-after-lease" "$(cat "$T/fetch6.err"; in_cl ip -6 route)"
+	fi
 else
 	notok "net/v6" "$(cat "$T/v6.err")"
 fi
