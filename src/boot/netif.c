@@ -435,6 +435,9 @@ int lb_net_candidate(const struct lb_net_link *l, const char *pattern)
 		return 0;
 	if (l->nl.master || l->nl.hwaddr_len != 6)
 		return 0;
+	/* Ethernet-typed but never on a LAN: traffic-shaping and dummy links */
+	if (!strcmp(l->nl.kind, "ifb") || !strcmp(l->nl.kind, "dummy"))
+		return 0;
 	if (pattern && *pattern && fnmatch(pattern, l->nl.name, 0))
 		return 0;
 	return 1;
@@ -458,6 +461,12 @@ struct dl {
 	struct lb_dhcp4_lease proxy;
 	int have_proxy;
 	uint32_t ack_from;
+	/* DHCPv6 */
+	int v6;
+	struct lb_dhcp6_client c6;
+	struct lb_dhcp6_lease adv, reply;
+	uint8_t from6[16];
+	unsigned rt_ms;
 };
 
 static uint32_t rnd32(void)
@@ -778,6 +787,204 @@ static void dhcp_timer(const struct lb_net_opts *o, struct dl *d, uint64_t now)
 	d->next_tx = now + backoff(d);
 }
 
+/* --- DHCPv6 over a UDP socket on the link-local address ------------------------ */
+
+#define SOL_IRT_MS  1000       /* RFC 8415 7.6: SOL_TIMEOUT, REQ_TIMEOUT */
+#define SOL_MRT_MS  3600000
+#define REQ_MRT_MS  30000
+#define REQ_MAX_RC  10
+#define TENTATIVE_RETRY_MS 100
+
+static int udp6_open(const char *ifname)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(LB_DHCP6_CLIENT_PORT) };
+	int fd, one = 1, e;
+
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE_, ifname, (socklen_t)strlen(ifname)) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* RFC 8415 15: RT = 2 RTprev (first: IRT) + RAND * RTprev, RAND in
+ * -0.1..+0.1, capped by MRT (then RT = MRT + RAND * MRT). */
+static unsigned rt_next(struct dl *d, unsigned mrt)
+{
+	unsigned rt = d->rt_ms ? d->rt_ms * 2 : SOL_IRT_MS;
+	int r;
+
+	if (rt > mrt)
+		rt = mrt;
+	r = (int)(rnd32() % 201) - 100;          /* per mille: -0.1..+0.1 */
+	rt = (unsigned)((long)rt + (long)rt * r / 1000);
+	d->rt_ms = rt;
+	return rt;
+}
+
+static void start_solicit(struct dl *d, uint64_t now)
+{
+	d->state = S_SELECT;
+	d->c6.xid = rnd32() & 0xffffff;
+	d->sends = 0;
+	d->rt_ms = 0;
+	d->next_tx = now;
+	if (!d->t_start)
+		d->t_start = now;
+}
+
+/* 0 sent, 1 not yet (no usable link-local address: DAD running), -errno */
+static int dhcp6_send(struct dl *d, int type)
+{
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_port = htons(LB_DHCP6_SERVER_PORT),
+				   .sin6_scope_id = (uint32_t)d->link.nl.index };
+	uint8_t p[LB_DHCP6_PKT_MAX];
+	size_t pl;
+	uint64_t el = (lb_now_ms() - d->t_start) / 10;
+	int rc;
+
+	inet_pton(AF_INET6, "ff02::1:2", &to.sin6_addr);
+	d->c6.elapsed = el > 0xffff ? 0xffff : (uint16_t)el;
+	if ((rc = lb_dhcp6_build(&d->c6, type, type == LB_DHCP6_REQUEST ? &d->adv : NULL, p,
+				 sizeof(p), &pl)))
+		return rc;
+	if (sendto(d->fd, p, pl, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		return errno == EADDRNOTAVAIL ? 1 : -errno;
+	return 0;
+}
+
+static void dhcp6_timer(const struct lb_net_opts *o, struct dl *d, uint64_t now)
+{
+	int rc = 0;
+
+	if (now < d->next_tx)
+		return;
+	if (d->state == S_REQUEST && d->sends >= REQ_MAX_RC) {
+		logf_(o, " %s: no answer to DHCPv6 Request, back to Solicit", d->link.nl.name);
+		start_solicit(d, now);
+	}
+	if (d->state != S_SELECT && d->state != S_REQUEST)
+		return;
+	rc = dhcp6_send(d, d->state == S_SELECT ? LB_DHCP6_SOLICIT : LB_DHCP6_REQUEST);
+	if (rc == 1) {             /* link-local address still tentative */
+		d->next_tx = now + TENTATIVE_RETRY_MS;
+		return;
+	}
+	if (rc < 0) {
+		char e[64];
+		snprintf(e, sizeof(e), "%s", strerror(-rc));
+		logf_(o, " %s: send: %s", d->link.nl.name, e);
+	}
+	if (d->state == S_SELECT)
+		d->discovers++;
+	d->sends++;
+	d->next_tx = now + rt_next(d, d->state == S_SELECT ? SOL_MRT_MS : REQ_MRT_MS);
+}
+
+static int dhcp6_recv(struct dl *d, struct lb_dhcp6_lease *l)
+{
+	uint8_t buf[RX_MAX];
+	struct sockaddr_in6 from;
+	socklen_t fl = sizeof(from);
+	ssize_t n;
+
+	n = recvfrom(d->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &fl);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+	if ((size_t)n > sizeof(buf) || fl < sizeof(from) || ntohs(from.sin6_port) != LB_DHCP6_SERVER_PORT)
+		return -EAGAIN;
+	if (lb_dhcp6_parse(buf, (size_t)n, &d->c6, l))
+		return -EAGAIN;
+	memcpy(d->from6, &from.sin6_addr, 16);
+	return 1;
+}
+
+static const char *ip6_str(const uint8_t a[16], char *buf, size_t cap)
+{
+	if (!inet_ntop(AF_INET6, a, buf, (socklen_t)cap))
+		snprintf(buf, cap, "?");
+	return buf;
+}
+
+/* A usable answer: success, and an address or a boot file URL. */
+static int v6_usable(const struct lb_dhcp6_lease *l)
+{
+	return !l->status && ((l->have_addr && !l->ia_status) || l->bootfile_url[0]);
+}
+
+static int dhcp6_input(const struct lb_net_opts *o, struct dl *d, const struct lb_dhcp6_lease *l,
+		       uint64_t now)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+	switch (d->state) {
+	case S_SELECT:
+		if (l->type != LB_DHCP6_ADVERTISE || !v6_usable(l))
+			return 0;
+		/* the first usable Advertise is taken (no wait for others) */
+		d->adv = *l;
+		logf_(o, " %s: DHCPv6 advertise %s from %s", d->link.nl.name,
+		      l->have_addr ? ip6_str(l->addr, a, sizeof(a)) : "(no address)",
+		      ip6_str(d->from6, b, sizeof(b)));
+		d->state = S_REQUEST;
+		d->sends = 0;
+		d->rt_ms = 0;
+		d->next_tx = now;
+		return 0;
+	case S_REQUEST:
+		if (l->type != LB_DHCP6_REPLY || l->server_id_len != d->adv.server_id_len ||
+		    memcmp(l->server_id, d->adv.server_id, l->server_id_len))
+			return 0;
+		if (!v6_usable(l)) {
+			logf_(o, " %s: DHCPv6 reply with status %d/%d%s%s, back to Solicit",
+			      d->link.nl.name, l->status, l->ia_status, l->status_msg[0] ? ": " : "",
+			      l->status_msg);
+			start_solicit(d, now);
+			return 0;
+		}
+		d->reply = *l;
+		d->state = S_DONE;
+		return 1;
+	}
+	return 0;
+}
+
+int lb_net_add_addr6(int ifindex, const uint8_t addr[16], unsigned prefix, char *err, size_t errsz)
+{
+	uint8_t req[LB_NL_REQ_MAX];
+	char kmsg[160];
+	size_t len;
+	uint32_t seq = ++nl_seq;
+	int rc;
+
+	if ((rc = lb_nl_req_addaddr6(req, sizeof(req), seq, ifindex, addr, prefix, 0, 0, 1, &len)))
+		return op_err(rc, "add address", "", err, errsz);
+	if ((rc = nl_transact(req, len, seq, kmsg, sizeof(kmsg))))
+		return op_err(rc, "add address", kmsg, err, errsz);
+	return 0;
+}
+
+static void make_lease6(struct dl *d, uint64_t t0, struct lb_net6_lease *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->ifname, sizeof(r->ifname), "%s", d->link.nl.name);
+	r->ifindex = d->link.nl.index;
+	memcpy(r->mac, d->c6.mac, 6);
+	memcpy(r->server, d->from6, 16);
+	r->dhcp = d->reply;
+	r->have_addr = d->reply.have_addr && !d->reply.ia_status;
+	if (r->have_addr)
+		memcpy(r->addr, d->reply.addr, 16);
+	r->ms = (unsigned)(lb_now_ms() - t0);
+}
+
 static unsigned classful(uint32_t a)
 {
 	uint8_t f = (uint8_t)(ntohl(a) >> 24);
@@ -966,7 +1173,8 @@ static void log_lease(const struct lb_net_opts *o, const struct lb_net_lease *r)
 		      r->router ? lb_ipv4_str(r->router, g) : "none", extra);
 }
 
-int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, size_t errsz)
+static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out,
+		   struct lb_net6_lease *out6, char *err, size_t errsz)
 {
 	struct lb_net_link *links = NULL;
 	struct dl *v = NULL;
@@ -976,6 +1184,7 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 	unsigned carrier_ms = o->carrier_ms ? o->carrier_ms : 5000;
 	uint64_t t0 = lb_now_ms(), deadline = t0 + timeout, carrier_deadline, next_poll = 0;
 	struct lb_dhcp4_client proto = { 0 };
+	struct lb_dhcp6_client proto6 = { 0 };
 	char names[256] = "";
 	size_t nn = 0;
 	int rc, winner = -1, any_carrier = 0;
@@ -994,6 +1203,9 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 	proto.hostname = o->hostname;
 	if (!o->no_uuid)
 		read_uuid(&proto);
+	proto6.http = o->http;
+	memcpy(proto6.uuid, proto.uuid, 16);
+	proto6.have_uuid = proto.have_uuid;
 	for (size_t i = 0; i < nl; i++) {
 		if (!lb_net_candidate(&links[i], o->iface))
 			continue;
@@ -1004,6 +1216,10 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 		d->state = S_CARRIER;
 		d->c = proto;
 		memcpy(d->c.mac, d->link.nl.hwaddr, 6);
+		d->v6 = v6;
+		d->c6 = proto6;
+		memcpy(d->c6.mac, d->link.nl.hwaddr, 6);
+		d->c6.iaid = (uint32_t)d->link.nl.index;
 		if (!(d->link.nl.flags & LB_IFF_UP) && lb_net_set_up(d->link.nl.index, 1, e, sizeof(e))) {
 			logf_(o, " %s: %s, skipped", d->link.nl.name, e);
 			d->state = S_DEAD;
@@ -1018,7 +1234,7 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 			  "no Ethernet link%s", o->iface ? o->iface : "");
 		goto out;
 	}
-	logf_(o, ": DHCPv4 on %s (up to %.1f s)", names, timeout / 1000.0);
+	logf_(o, ": DHCPv%d on %s (up to %.1f s)", v6 ? 6 : 4, names, timeout / 1000.0);
 
 	for (;;) {
 		uint64_t now = lb_now_ms(), wake = deadline;
@@ -1047,8 +1263,10 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 						continue;
 					d->link.nl.flags = cur[j].nl.flags;
 					d->link.nl.mtu = cur[j].nl.mtu;
-					if ((d->fd = packet_open(d->link.nl.index)) < 0) {
-						logf_(o, " %s: packet socket: %s, skipped",
+					d->fd = v6 ? udp6_open(d->link.nl.name) :
+						     packet_open(d->link.nl.index);
+					if (d->fd < 0) {
+						logf_(o, " %s: socket: %s, skipped",
 						      d->link.nl.name, strerror(-d->fd));
 						d->state = S_DEAD;
 						break;
@@ -1056,7 +1274,9 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 					any_carrier = 1;
 					logf_(o, " %s: carrier after %.1f s", d->link.nl.name,
 					      (now - t0) / 1000.0);
-					if (o->request_ip) {
+					if (v6) {
+						start_solicit(d, now);
+					} else if (o->request_ip) {
 						d->state = S_REBOOT;
 						d->c.xid = rnd32();
 						d->t_start = d->next_tx = now;
@@ -1086,7 +1306,10 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 			if (d->state != S_SELECT && d->state != S_REQUEST && d->state != S_REBOOT)
 				continue;
 			active = 1;
-			dhcp_timer(o, d, now);
+			if (d->v6)
+				dhcp6_timer(o, d, now);
+			else
+				dhcp_timer(o, d, now);
 			if (d->next_tx < wake)
 				wake = d->next_tx;
 			if (d->state == S_SELECT && d->collect_until && d->collect_until < wake)
@@ -1116,7 +1339,19 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 			struct dl *d = &v[i];
 			if (d->state != S_SELECT && d->state != S_REQUEST && d->state != S_REBOOT)
 				continue;
-			for (int k = 0; k < 64; k++) {   /* a burst, bounded */
+			for (int k = 0; k < 64 && d->v6; k++) {
+				struct lb_dhcp6_lease l6;
+				int g = dhcp6_recv(d, &l6);
+				if (g == -EAGAIN)
+					continue;
+				if (g <= 0)
+					break;
+				if (dhcp6_input(o, d, &l6, now)) {
+					winner = (int)i;
+					break;
+				}
+			}
+			for (int k = 0; k < 64 && !d->v6; k++) {   /* a burst, bounded */
 				struct lb_dhcp4_lease l;
 				uint32_t src = 0;
 				int g = dhcp_recv(d, &l, &src);
@@ -1151,9 +1386,27 @@ int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, 
 				disc += v[i].discovers;
 			}
 			rc = -ETIMEDOUT;
-			lb_seterr(err, errsz, "no DHCP answer on %s within %.1f s (%u DISCOVERs)",
-				  tried, timeout / 1000.0, disc);
+			lb_seterr(err, errsz, "no DHCP%s answer on %s within %.1f s (%u %s)",
+				  v6 ? "v6" : "", tried, timeout / 1000.0, disc,
+				  v6 ? "Solicits" : "DISCOVERs");
 		}
+		goto out;
+	}
+	if (v6) {
+		char a[INET6_ADDRSTRLEN], sv[INET6_ADDRSTRLEN], e[200];
+		make_lease6(&v[winner], t0, out6);
+		if (out6->have_addr && !o->no_apply &&
+		    (rc = lb_net_add_addr6(out6->ifindex, out6->addr, 128, e, sizeof(e)))) {
+			lb_seterr(err, errsz, "%s: %s/128: %s", out6->ifname,
+				  ip6_str(out6->addr, a, sizeof(a)), e);
+			goto out;
+		}
+		logf_(o, " %s: DHCPv6 lease %s from %s, %s%s", out6->ifname,
+		      out6->have_addr ? ip6_str(out6->addr, a, sizeof(a)) : "(no address)",
+		      ip6_str(out6->server, sv, sizeof(sv)),
+		      out6->dhcp.bootfile_url[0] ? "boot file URL " : "no boot file URL",
+		      out6->dhcp.bootfile_url);
+		rc = 0;
 		goto out;
 	}
 	make_lease(&v[winner], t0, out);
@@ -1188,4 +1441,14 @@ out:
 	free(v);
 	free(links);
 	return rc;
+}
+
+int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, size_t errsz)
+{
+	return net_run(o, 0, out, NULL, err, errsz);
+}
+
+int lb_net_up6(const struct lb_net_opts *o, struct lb_net6_lease *out, char *err, size_t errsz)
+{
+	return net_run(o, 1, NULL, out, err, errsz);
 }

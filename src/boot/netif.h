@@ -29,8 +29,8 @@
  * address, no server id; RFC 2131 3.2) and falls back to DISCOVER on a NAK
  * or after 2 sends.
  *
- * Links: every link of ARPHRD_ETHER type that is not loopback and not
- * enslaved (bond/bridge port), matching o->iface (a shell pattern) when
+ * Links: every link of ARPHRD_ETHER type that is not loopback, not
+ * enslaved (bond/bridge port) and not of kind ifb or dummy, matching o->iface (a shell pattern) when
  * given, in a stable order: links with a device sorted by their sysfs
  * device path (PCI topology: /sys/devices/pci0000:00/0000:00:03.0/...),
  * then links without one (veth, ...) by ifindex. The order decides which
@@ -50,6 +50,7 @@
 #include <stdio.h>
 
 #include "dhcp4.h"
+#include "dhcp6.h"
 #include "nlmsg.h"
 
 struct lb_net_link {
@@ -112,6 +113,32 @@ struct lb_net_lease {
  * -ETIMEDOUT (no lease within the bound), or a netlink/socket error.
  */
 int lb_net_up(const struct lb_net_opts *o, struct lb_net_lease *out, char *err, size_t errsz);
+
+/*
+ * DHCPv6 (RFC 8415, RFC 5970 boot file URL) the same way: every candidate
+ * link with carrier at once, a UDP socket on [::]:546 bound to the link,
+ * Solicit to ff02::1:2 from the link-local address (retried every 100 ms
+ * while that address is still tentative: DAD), Advertise, Request, Reply;
+ * retransmission per RFC 8415 15 (1 s doubling, +-10%), within the same
+ * total timeout. The first usable Advertise (success, with an address or
+ * a boot file URL) is taken without waiting for others. The IA_NA address
+ * is applied as /128 without DAD (the on-link prefix and the default route
+ * come from router advertisements, which the kernel handles).
+ */
+struct lb_net6_lease {
+	char ifname[LB_NL_IFNAMSIZ];
+	int ifindex;
+	uint8_t mac[6];
+	uint8_t server[16];       /* the server's (link-local) address */
+	int have_addr;            /* an IA_NA address (applied as /128) */
+	uint8_t addr[16];
+	unsigned ms;
+	struct lb_dhcp6_lease dhcp; /* 59 boot file URL, 60 parameters, DNS,
+				   * lifetimes, status */
+};
+int lb_net_up6(const struct lb_net_opts *o, struct lb_net6_lease *out, char *err, size_t errsz);
+int lb_net_add_addr6(int ifindex, const uint8_t addr[16], unsigned prefix, char *err,
+		     size_t errsz);
 
 /* resolv.conf text for the lease ("search DOMAIN" when option 15 is a
  * plain domain name, one "nameserver A" per option 6 address). Returns the

@@ -4,15 +4,20 @@
 LB_APPLET(net, LB_HOST|LB_TARGET,
 "usage: lboot net up [OPTIONS]\n"
 "       lboot net links [--json]\n"
-"up: bring every Ethernet link up (not loopback, not bond/bridge ports),\n"
-"wait for carrier, run DHCPv4 on all links with carrier at once (PXE\n"
-"client identifiers: option 60 PXEClient:Arch:00007:UNDI:003016, 93, 94,\n"
-"97 from the DMI UUID), apply the first lease (address/prefix, MTU from\n"
-"option 26, default route) and print it. One line per step on stderr.\n"
+"up: bring every Ethernet link up (not loopback, bond/bridge ports, ifb or\n"
+"dummy links), wait for carrier, run DHCPv4 on all links with carrier at\n"
+"once (PXE client identifiers: option 60 PXEClient:Arch:00007:UNDI:003016,\n"
+"93, 94, 97 from the DMI UUID), apply the first lease (address/prefix, MTU\n"
+"from option 26, default route) and print it; a proxyDHCP server's boot\n"
+"file is taken (asked on UDP 4011 when its offer names none). One line per\n"
+"step on stderr.\n"
 "  --iface PATTERN      only links whose name matches (shell pattern)\n"
 "  --timeout S          the whole bring-up (default 30)\n"
 "  --carrier-timeout S  wait for carrier (default 5)\n"
 "  --http               UEFI HTTP boot identifiers (HTTPClient:Arch:00016)\n"
+"  --ipv6               DHCPv6 instead (Solicit/Advertise/Request/Reply from\n"
+"                       the link-local address; boot file URL, option 59);\n"
+"                       the IA_NA address is applied as /128\n"
 "  --hostname NAME      send option 12\n"
 "  --request-ip ADDR    ask for ADDR first (INIT-REBOOT), then DISCOVER\n"
 "  --no-apply           print the lease, configure nothing\n"
@@ -65,10 +70,14 @@ static int links_main(int argc, char **argv)
 	int json = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		if (!strcmp(argv[i], "--json")) {
 			json = 1;
-		else
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			lb_usage("net");
+			return 0;
+		} else {
 			goto usage;
+		}
 	}
 	if (lb_net_links(&v, &n, err, sizeof(err))) {
 		lb_err("%s", err);
@@ -200,7 +209,45 @@ static void print_text(const struct lb_net_lease *r)
 }
 
 enum { O_IFACE = 256, O_TIMEOUT, O_CARRIER, O_HTTP, O_HOSTNAME, O_REQIP, O_NOAPPLY,
-       O_RESOLV, O_JSON };
+       O_RESOLV, O_JSON, O_IPV6 };
+
+static void print6(const struct lb_net6_lease *r, int json)
+{
+	const struct lb_dhcp6_lease *d = &r->dhcp;
+	char a[INET6_ADDRSTRLEN], mac[20];
+
+	mac_str(r->mac, 6, mac, sizeof(mac));
+	if (!json) {
+		printf("interface    %s (%s)\n", r->ifname, mac);
+		if (r->have_addr)
+			printf("address      %s/128\n", inet_ntop(AF_INET6, r->addr, a, sizeof(a)));
+		printf("server       %s\n", inet_ntop(AF_INET6, r->server, a, sizeof(a)));
+		if (d->bootfile_url[0])
+			printf("boot file    %s\n", d->bootfile_url);
+		if (d->bootfile_param[0])
+			printf("boot params  %s\n", d->bootfile_param);
+		for (unsigned i = 0; i < d->ndns; i++)
+			printf("dns          %s\n", inet_ntop(AF_INET6, d->dns[i], a, sizeof(a)));
+		return;
+	}
+	printf("{\"interface\": ");
+	lb_json_str(stdout, r->ifname);
+	printf(", \"mac\": \"%s\", \"address\": ", mac);
+	if (r->have_addr)
+		printf("\"%s\"", inet_ntop(AF_INET6, r->addr, a, sizeof(a)));
+	else
+		printf("null");
+	printf(", \"server\": \"%s\"", inet_ntop(AF_INET6, r->server, a, sizeof(a)));
+	printf(", \"boot_file_url\": ");
+	lb_json_str(stdout, d->bootfile_url);
+	printf(", \"boot_file_param\": ");
+	lb_json_str(stdout, d->bootfile_param);
+	printf(", \"dns\": [");
+	for (unsigned i = 0; i < d->ndns; i++)
+		printf("%s\"%s\"", i ? ", " : "", inet_ntop(AF_INET6, d->dns[i], a, sizeof(a)));
+	printf("], \"preferred\": %u, \"valid\": %u, \"ms\": %u}\n", d->preferred, d->valid,
+	       r->ms);
+}
 
 static int up_main(int argc, char **argv)
 {
@@ -214,6 +261,7 @@ static int up_main(int argc, char **argv)
 		{ "no-apply", no_argument, 0, O_NOAPPLY },
 		{ "resolv-conf", required_argument, 0, O_RESOLV },
 		{ "json", no_argument, 0, O_JSON },
+		{ "ipv6", no_argument, 0, O_IPV6 },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -222,7 +270,7 @@ static int up_main(int argc, char **argv)
 	struct lb_net_lease *r;
 	const char *resolv = NULL;
 	char err[320];
-	int json = 0, quiet = 0, c, rc;
+	int json = 0, quiet = 0, ipv6 = 0, c, rc;
 
 	o.log = stderr;
 	optind = 1;
@@ -261,6 +309,9 @@ static int up_main(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
+		case O_IPV6:
+			ipv6 = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -275,6 +326,23 @@ static int up_main(int argc, char **argv)
 		goto usage;
 	if (quiet)
 		o.log = NULL;
+	if (ipv6) {
+		struct lb_net6_lease *r6;
+		if (o.request_ip || resolv)
+			goto usage;
+		if (!(r6 = calloc(1, sizeof(*r6)))) {
+			lb_err("out of memory");
+			return 1;
+		}
+		if (lb_net_up6(&o, r6, err, sizeof(err))) {
+			lb_err("%s", err);
+			free(r6);
+			return 1;
+		}
+		print6(r6, json);
+		free(r6);
+		return 0;
+	}
 	if (!(r = calloc(1, sizeof(*r)))) {
 		lb_err("out of memory");
 		return 1;

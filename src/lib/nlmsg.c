@@ -28,6 +28,8 @@
 #define IFA_BROADCAST  4
 #define IFA_CACHEINFO  6
 #define IFA_F_PERMANENT 0x80
+#define IFA_F_NODAD    0x02
+#define AF_INET6_      10
 #define RTA_DST        1
 #define RTA_OIF        4
 #define RTA_GATEWAY    5
@@ -403,6 +405,31 @@ int lb_nl_req_addaddr(uint8_t *buf, size_t cap, uint32_t seq, int ifindex, uint3
 		nb_u32(&b, IFA_BROADCAST, brd);
 	if (valid_s) {
 		uint32_t ci[4] = { valid_s, valid_s, 0, 0 };  /* preferred, valid */
+		nb_attr(&b, IFA_CACHEINFO, ci, sizeof(ci));
+	}
+	return nb_end(&b, len);
+}
+
+int lb_nl_req_addaddr6(uint8_t *buf, size_t cap, uint32_t seq, int ifindex,
+		       const uint8_t addr[16], unsigned prefix, uint32_t valid_s,
+		       uint32_t preferred_s, int nodad, size_t *len)
+{
+	struct nb b;
+	uint8_t ifa[IFADDR] = { AF_INET6_, (uint8_t)prefix, 0, RT_SCOPE_UNIVERSE };
+	uint32_t idx = (uint32_t)ifindex;
+	static const uint8_t zero[16];
+
+	if (ifindex <= 0 || prefix > 128 || !memcmp(addr, zero, 16) || preferred_s > valid_s ||
+	    (!valid_s && preferred_s))
+		return -EINVAL;
+	ifa[2] = (uint8_t)((valid_s ? 0 : IFA_F_PERMANENT) | (nodad ? IFA_F_NODAD : 0));
+	memcpy(ifa + 4, &idx, 4);
+	nb_begin(&b, buf, cap, LB_RTM_NEWADDR,
+		 LB_NLM_F_REQUEST | LB_NLM_F_ACK | LB_NLM_F_CREATE | LB_NLM_F_REPLACE, seq);
+	nb_put(&b, ifa, sizeof(ifa));
+	nb_attr(&b, IFA_ADDRESS, addr, 16);
+	if (valid_s) {
+		uint32_t ci[4] = { preferred_s, valid_s, 0, 0 };
 		nb_attr(&b, IFA_CACHEINFO, ci, sizeof(ci));
 	}
 	return nb_end(&b, len);

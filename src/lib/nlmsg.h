@@ -126,6 +126,12 @@ int lb_nl_req_setlink(uint8_t *buf, size_t cap, uint32_t seq, int ifindex, int u
  * seconds (0: forever). */
 int lb_nl_req_addaddr(uint8_t *buf, size_t cap, uint32_t seq, int ifindex, uint32_t addr,
 		      unsigned prefix, uint32_t brd, uint32_t valid_s, size_t *len);
+/* RTM_NEWADDR for IPv6 (create or replace): addr/prefix with the valid
+ * and preferred lifetimes in seconds (0: forever), without duplicate
+ * address detection when nodad (a DHCPv6 server vouches for the address). */
+int lb_nl_req_addaddr6(uint8_t *buf, size_t cap, uint32_t seq, int ifindex,
+		       const uint8_t addr[16], unsigned prefix, uint32_t valid_s,
+		       uint32_t preferred_s, int nodad, size_t *len);
 /* RTM_NEWROUTE (create or replace) in the main table, protocol dhcp:
  * dst/dst_len (0/0: the default route) via gateway gw (0: a link route)
  * out of ifindex, with preferred source src when nonzero. onlink: the

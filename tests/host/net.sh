@@ -14,7 +14,8 @@
 # skipped, no server fails within the bound with one clear line, a NAK
 # (INIT-REBOOT for a wrong address, dnsmasq authoritative) falls back to
 # DISCOVER, HTTP boot identifiers match dnsmasq's HTTPClient rule, the boot
-# file comes from a proxyDHCP server asked on UDP 4011.
+# file comes from a proxyDHCP server asked on UDP 4011, DHCPv6 gives an
+# address and the boot file URL (option 59) and parameters (60).
 # Prints ok/not ok/skip lines.
 cd "$(dirname "$0")/../.." || exit 1
 LBOOT=$PWD/out/lboot
@@ -83,6 +84,7 @@ ip link set c0 netns "$CL"
 ip link set n1 netns "$CL"
 ip link set q1 netns "$CL2"
 ip addr add 10.77.0.1/24 dev s0
+ip -6 addr add fd00:77::1/64 dev s0 nodad
 ip link set s0 mtu 1400   # the MTU dnsmasq hands out (option 26): one for the LAN
 ip link set s0 up
 ip link set q0 up
@@ -109,6 +111,10 @@ dnsmasq --no-daemon --port=0 --interface=s0 --bind-interfaces --user=root \
 	--dhcp-option=26,1400 --dhcp-option=42,10.77.0.123 \
 	--dhcp-option-force=175,01:01:01 \
 	--dhcp-host="$MAC_C0",node7 \
+	--dhcp-range=fd00:77::100,fd00:77::1ff,slaac,64,1h --enable-ra \
+	--dhcp-option=option6:bootfile-url,http://[fd00:77::1]/boot.efi \
+	--dhcp-option=option6:bootfile-param,console=ttyS0,quiet \
+	--dhcp-option=option6:dns-server,[fd00:77::53] \
 	--enable-tftp --tftp-root="$T/tftp" 2>"$T/dnsmasq.err" &
 pids+=($!)
 for i in $(seq 50); do grep -q "DHCP, sockets bound" "$T/dnsmasq.err" "$T/dnsmasq.log" 2>/dev/null && break; sleep 0.1; done
@@ -251,6 +257,40 @@ if in_cl "$LBOOT" net up --iface c0 --http --no-apply --json >"$T/http.json" 2>"
 else
 	notok "net/http-boot-identifiers" "$(cat "$T/http.err")"
 fi
+
+# --- DHCPv6 (dnsmasq on s0 too: stateful range, boot file URL 59, params 60) ---------
+if in_cl "$LBOOT" net up --ipv6 --iface c0 --timeout 15 --json >"$T/v6.json" 2>"$T/v6.err"; then
+	L=$T/v6.json
+	A6=$(json "$L" address)
+	case $A6 in fd00:77::1[0-9a-f][0-9a-f]) ok "net/v6/address-in-range" ;; *) notok "net/v6/address-in-range" "$A6" ;; esac
+	check v6/boot-file-url boot_file_url "http://[fd00:77::1]/boot.efi"
+	check v6/boot-file-param boot_file_param "console=ttyS0 quiet"
+	check v6/dns dns fd00:77::53
+	check v6/valid valid 3600
+	grep -Eqx "lboot: net c0: DHCPv6 lease $A6 from (fd00:77::1|fe80::[0-9a-f:]+), boot file URL http://\[fd00:77::1\]/boot.efi" "$T/v6.err" &&
+		ok "net/v6/log-line" || notok "net/v6/log-line" "$(cat "$T/v6.err")"
+	in_cl ip -6 -o addr show dev c0 | grep -q "inet6 $A6/128 " && ok "net/v6/applied" ||
+		notok "net/v6/applied" "$(in_cl ip -6 -o addr show dev c0)"
+	grep -q "DHCPREPLY(s0) $A6 " "$T/dnsmasq.log" && grep -q "vendor class: 343" "$T/dnsmasq.log" &&
+		ok "net/v6/dnsmasq-agrees" || notok "net/v6/dnsmasq-agrees"
+	# routes come from router advertisements (dnsmasq: on-link prefix and
+	# default router in its "slaac" mode; a DHCPv6-only range advertises
+	# neither): the kernel's, not ours; then the boot server is reachable
+	for i in $(seq 30); do in_cl ip -6 route show default | grep -q . && break; sleep 0.2; done
+	if in_cl "$LBOOT" fetch -q "tftp://[fd00:77::1]/pxelinux.0" -o "$T/got6" 2>"$T/fetch6.err" &&
+		cmp -s "$T/got6" "$T/tftp/pxelinux.0"; then
+		ok "net/v6/tftp-after-lease"
+	else
+		notok "net/v6/tftp-after-lease" "$(cat "$T/fetch6.err"; in_cl ip -6 route)"
+	fi
+else
+	notok "net/v6" "$(cat "$T/v6.err")"
+fi
+in_cl2 "$LBOOT" net up --ipv6 --timeout 4 >/dev/null 2>"$T/v6ns.err"
+rc=$?
+last=$(tail -1 "$T/v6ns.err")
+[ $rc = 1 ] && [[ $last =~ ^"lboot net: no DHCPv6 answer on q1 within 4.0 s ("[0-9]+" Solicits)"$ ]] &&
+	ok "net/v6/no-server-bounded" || notok "net/v6/no-server-bounded" "exit $rc: $(cat "$T/v6ns.err")"
 
 # --- proxyDHCP: an address server without boot file + dnsmasq in proxy mode ------------
 # br0 (10.78.0.1, address server) bridges the client's cv0 and the proxy's

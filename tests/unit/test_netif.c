@@ -176,6 +176,24 @@ static void test_requests(void)
 		CHECK_INT(lb_nl_req_addaddr(b, sizeof(b), 9, 2, ip("10.0.2.15"), 33, 0, 0, &n), -EINVAL);
 		CHECK_INT(lb_nl_req_addaddr(b, sizeof(b), 9, 2, 0, 24, 0, 0, &n), -EINVAL);
 	}
+	TEST("nlmsg/req-addaddr6") {
+		uint8_t a6[16] = { 0xfd, 0, 0, 0x77, [15] = 0x17 }, z[16] = { 0 };
+		CHECK_INT(lb_nl_req_addaddr6(b, sizeof(b), 9, 2, a6, 128, 0, 0, 1, &n), 0);
+		CHECK_INT(n, 16 + 8 + 20);
+		CHECK_INT(b[16], 10);                    /* AF_INET6 */
+		CHECK_INT(b[17], 128);
+		CHECK_INT(b[18], 0x80 | 0x02);           /* permanent, nodad */
+		CHECK((a = attr(b + 24, n - 24, 1, &al)) && al == 16 && !memcmp(a, a6, 16));
+		CHECK(!attr(b + 24, n - 24, 6, &al));
+		CHECK_INT(lb_nl_req_addaddr6(b, sizeof(b), 9, 2, a6, 64, 3600, 1800, 0, &n), 0);
+		CHECK_INT(b[18], 0);
+		CHECK((a = attr(b + 24, n - 24, 6, &al)) && al == 16 && rd32(a) == 1800 &&
+		      rd32(a + 4) == 3600);
+		CHECK_INT(lb_nl_req_addaddr6(b, sizeof(b), 9, 2, z, 128, 0, 0, 1, &n), -EINVAL);
+		CHECK_INT(lb_nl_req_addaddr6(b, sizeof(b), 9, 2, a6, 129, 0, 0, 1, &n), -EINVAL);
+		CHECK_INT(lb_nl_req_addaddr6(b, sizeof(b), 9, 2, a6, 64, 100, 200, 0, &n), -EINVAL);
+		CHECK_INT(lb_nl_req_addaddr6(b, 40, 9, 2, a6, 128, 0, 0, 1, &n), -ENOSPC);
+	}
 	TEST("nlmsg/req-addroute") {
 		CHECK_INT(lb_nl_req_addroute(b, sizeof(b), 5, 2, 0, 0, ip("10.0.2.2"),
 					     ip("10.0.2.15"), 0, &n), 0);
@@ -512,6 +530,10 @@ static void test_lease_text(void)
 		l.nl.master = 5;                 /* a bond or bridge port */
 		CHECK(!lb_net_candidate(&l, NULL));
 		l.nl.master = 0;
+		strcpy(l.nl.kind, "ifb");
+		CHECK(!lb_net_candidate(&l, NULL));
+		strcpy(l.nl.kind, "veth");
+		CHECK(lb_net_candidate(&l, NULL));
 		l.nl.flags = LB_IFF_LOOPBACK;
 		CHECK(!lb_net_candidate(&l, NULL));
 		l.nl.flags = 0;
@@ -556,6 +578,8 @@ static void test_kernel(void)
 		/* a gateway outside the prefix: onlink */
 		CHECK_INT(lb_net_add_default_route(lo, ip("192.0.2.1"), ip("10.9.8.7"), 24, err,
 						   sizeof(err)), 0);
+		uint8_t a6[16] = { 0xfd, 0, 0, 0x77, [15] = 0x17 };
+		CHECK_INT(lb_net_add_addr6(lo, a6, 128, err, sizeof(err)), 0);
 		CHECK_INT(lb_net_links(&v, &n, err, sizeof(err)), 0);
 		for (size_t i = 0; i < n; i++) {
 			if (v[i].nl.index != lo)
