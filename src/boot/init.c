@@ -373,7 +373,8 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	struct lb_kexec_req rq = {
 		.set = set, .entry = e, .cmdline = cmdline,
 		.dry_run = o->dry_run, .log = stdout,
-		.digest_mask = lb_verify_mask(&vb.pol) | (tpm_on ? lb_measure_banks(&tpm) : 0),
+		.digest_mask = lb_verify_mask_entry(&vb.pol, set, e) |
+			       (tpm_on ? lb_measure_banks(&tpm) : 0),
 		.check = check_entry,
 		.check_arg = &vb.v,
 	};

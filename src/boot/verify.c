@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "authenticode.h"
 #include "manifest.h"
@@ -15,6 +16,43 @@ unsigned lb_verify_mask(const struct lb_policy *p)
 	if (p->mode == LB_VERIFY_OFF)
 		return 0;
 	return LB_HASH_BIT(LB_SHA256) | LB_HASH_BIT(LB_BLAKE2B);
+}
+
+static int find_manifest_path(const struct lb_fs *fs, const struct lb_entry *e,
+			      char *mpath, size_t mpsz, int n);
+
+unsigned lb_verify_mask_entry(const struct lb_policy *p, const struct lb_fsset *set,
+			      const struct lb_entry *e)
+{
+	const struct lb_fs *fs;
+	char mpath[600];
+	struct stat st;
+
+	if (p->mode == LB_VERIFY_OFF)
+		return 0;
+	if (lb_is_url(e->kernel) || !set)
+		return lb_verify_mask(p);
+	fs = e->fs ? lb_fsset_by_ident(set, e->fs) : set->n == 1 ? &set->v[0] : NULL;
+	if (!fs)
+		return lb_verify_mask(p);
+	/* a manifest binds SHA-256s; signatures beside files want BLAKE2b-512
+	 * (minisign's ED): compute only the one that will be used, in the read */
+	for (int i = 0; i < 3; i++)
+		if (!find_manifest_path(fs, e, mpath, sizeof(mpath), i) &&
+		    !lb_fs_stat(fs, mpath, &st))
+			return LB_HASH_BIT(LB_SHA256);
+	return LB_HASH_BIT(LB_BLAKE2B);
+}
+
+/* a digest of bytes the stage did not compute (mask chosen for another route) */
+static const uint8_t *need_digest(const struct lb_digests *have, unsigned alg,
+				  const uint8_t *bytes, size_t len, struct lb_digests *tmp)
+{
+	if (have->mask & LB_HASH_BIT(alg))
+		return have->d[alg];
+	if (lb_hash_buf(LB_HASH_BIT(alg), bytes, len, tmp))
+		return NULL;
+	return tmp->d[alg];
 }
 
 static struct lb_keyring keys(const struct lb_policy *p)
@@ -109,24 +147,35 @@ static void dir_of(const char *path, char *out, size_t outsz)
 	out[n] = 0;
 }
 
+/* candidate n (0..2) of the entry's manifest path; -ENOENT past the last */
+static int find_manifest_path(const struct lb_fs *fs, const struct lb_entry *e,
+			      char *mpath, size_t mpsz, int n)
+{
+	char kdir[512];
+	const char *dir;
+
+	(void)fs;
+	if (!e->id || !*e->id || strchr(e->id, '/') || strlen(e->id) > 255 || n > 2 ||
+	    (n > 0 && lb_is_url(e->kernel)))
+		return -ENOENT;
+	dir_of(e->kernel, kdir, sizeof(kdir));
+	dir = n == 0 ? kdir : n == 1 ? "/loader/entries" : "/boot/loader/entries";
+	if ((size_t)snprintf(mpath, mpsz, "%s/%s.manifest", dir, e->id) >= mpsz)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 /* Find the entry's manifest. 1 and its path/bytes when there is one,
  * 0 when none, negative when one exists but cannot be read. */
 static int find_manifest(const struct lb_stage *st, const struct lb_entry *e,
 			 char *mpath, size_t mpsz, char **buf, size_t *len)
 {
-	char kdir[512];
-	const char *dirs[3];
+	for (int i = 0; i < 3; i++) {
+		int r = find_manifest_path(st->fs, e, mpath, mpsz, i);
 
-	if (!e->id || !*e->id || strchr(e->id, '/') || strlen(e->id) > 255)
-		return 0;
-	dir_of(e->kernel, kdir, sizeof(kdir));
-	dirs[0] = kdir;
-	dirs[1] = "/loader/entries";
-	dirs[2] = "/boot/loader/entries";
-	for (size_t i = 0; i < (lb_is_url(e->kernel) ? 1u : 3u); i++) {
-		int r;
-
-		if ((size_t)snprintf(mpath, mpsz, "%s/%s.manifest", dirs[i], e->id) >= mpsz)
+		if (r == -ENOENT)
+			break;
+		if (r)
 			continue;
 		if (lb_is_url(mpath))
 			r = lb_kexec_fetch_small(mpath, LB_MANIFEST_MAX_FILE, buf, len, NULL, 0);
@@ -161,6 +210,7 @@ static int check_manifest(const struct lb_verifier *v, const struct lb_entry *e,
 	struct lb_manifest_boot b = { 0 };
 	struct lb_digests ad;
 	const char *what = NULL;
+	uint8_t kern[32];
 	char kid[17] = "", err[160] = "", reason[800];
 	size_t n = 0;
 	int r;
@@ -178,7 +228,17 @@ static int check_manifest(const struct lb_verifier *v, const struct lb_entry *e,
 		return refuse(why, whysz, mpath, reason);
 	}
 	b.entry = e->id;
-	b.kernel = st->file.dig.d[LB_SHA256];
+	{
+		const uint8_t *img;
+		struct lb_digests tmp;
+		if (lb_blob_map(&st->file, &img) ||
+		    !(b.kernel = need_digest(&st->file.dig, LB_SHA256, img, st->file.size, &tmp))) {
+			free(m);
+			return refuse(why, whysz, e->kernel, "cannot hash");
+		}
+		memcpy(kern, b.kernel, 32);
+		b.kernel = kern;
+	}
 	if (m->has_authenticode) {
 		const uint8_t *img;
 		if (lb_blob_map(&st->file, &img) ||
@@ -192,9 +252,22 @@ static int check_manifest(const struct lb_verifier *v, const struct lb_entry *e,
 		free(m);
 		return refuse(why, whysz, mpath, "out of memory");
 	}
-	for (size_t i = 0; i < st->n_parts; i++)
-		if (st->part[i].from_entry)
-			memcpy(initrd[n++], st->part[i].dig.d[LB_SHA256], 32);
+	for (size_t i = 0; i < st->n_parts; i++) {
+		const uint8_t *bytes, *d = NULL;
+		struct lb_digests tmp;
+
+		if (!st->part[i].from_entry)
+			continue;
+		if (!part_bytes(st, i, &bytes))
+			d = need_digest(&st->part[i].dig, LB_SHA256, bytes,
+					(size_t)st->part[i].len, &tmp);
+		if (!d) {
+			free(initrd);
+			free(m);
+			return refuse(why, whysz, st->part[i].name, "cannot hash");
+		}
+		memcpy(initrd[n++], d, 32);
+	}
 	b.initrd = (const uint8_t (*)[32])initrd;
 	b.n_initrds = n;
 	/* an edit the policy allows is not held against the manifest */

@@ -33,6 +33,11 @@ struct lb_verifier {
 /* The digests the stage must compute for this policy (0 when off). */
 unsigned lb_verify_mask(const struct lb_policy *p);
 
+/* The one digest this entry's check will use: SHA-256 when it has a
+ * manifest, BLAKE2b-512 (minisign ED) when not; 0 when off. */
+unsigned lb_verify_mask_entry(const struct lb_policy *p, const struct lb_fsset *set,
+			      const struct lb_entry *e);
+
 /* lb_scan_check_fn: arg is a struct lb_verifier. */
 int lb_verify_config(void *arg, const struct lb_fs *fs, const char *path,
 		     const uint8_t *buf, size_t len);
