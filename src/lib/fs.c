@@ -520,6 +520,7 @@ void lb_fs_free(struct lb_fs *fs)
 	free(fs->grub);
 	free(fs->fstype);
 	free(fs->partuuid);
+	free(fs->subvol);
 	memset(fs, 0, sizeof(*fs));
 }
 
@@ -546,7 +547,8 @@ int lb_fsset_add(struct lb_fsset *s, const struct lb_fs *fs)
 	return 0;
 }
 
-static const char *const spec_keys[] = { "uuid", "label", "name", "grub", "type", "partuuid" };
+static const char *const spec_keys[] = { "uuid", "label", "name", "grub", "type", "partuuid",
+					  "subvol" };
 
 static int known_key(const char *s)
 {
@@ -560,7 +562,8 @@ static int known_key(const char *s)
 
 static char **key_field(struct lb_fs *fs, const char *k)
 {
-	char **f[] = { &fs->uuid, &fs->label, &fs->name, &fs->grub, &fs->fstype, &fs->partuuid };
+	char **f[] = { &fs->uuid, &fs->label, &fs->name, &fs->grub, &fs->fstype, &fs->partuuid,
+			  &fs->subvol };
 
 	for (size_t i = 0; i < sizeof(spec_keys) / sizeof(spec_keys[0]); i++)
 		if (!strcmp(k, spec_keys[i]))
