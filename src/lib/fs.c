@@ -577,6 +577,14 @@ int lb_fs_parse_spec(const char *spec, struct lb_fs *fs)
 	char *opts = NULL, *tok, *next;
 
 	memset(fs, 0, sizeof(*fs));
+	/* the options start at the first '@' followed by a known key (a
+	 * value may hold '@' itself: subvol=/@), else at the last '@'
+	 * followed by some '=' */
+	for (const char *a = strchr(spec, '@'); a; a = strchr(a + 1, '@'))
+		if (known_key(a + 1)) {
+			at = a;
+			break;
+		}
 	if (at && !strchr(at, '='))
 		at = NULL;
 	if (!(fs->dir = at ? strndup(spec, (size_t)(at - spec)) : strdup(spec)))

@@ -87,7 +87,7 @@ stg_build() {
 	stg_builder_initrd
 	rm -rf "$jr"; mkdir -p "$jr"
 	cp "$job" "$jr/job.sh"
-	(cd "$jr" && echo job.sh | cpio -o -H newc --quiet) >"$T/job.cpio"
+	(cd "$jr" && echo job.sh | cpio -o -H newc --quiet | gzip -1) >"$T/job.cpio"
 	cat "$STG_BUILDER" "$T/job.cpio" >"$T/builder-initrd"
 	for d in "$@"; do drives+=(-drive "file=$d,format=raw,if=virtio"); done
 	timeout 300 "$QEMU" -accel tcg -m 512 -smp 1 -nographic -no-reboot -monitor none \
