@@ -586,7 +586,7 @@ static int lvm_activate(struct lb_stack *st, const char *devdir, struct lb_lvm_v
 			for (unsigned k = 0; k < lv->seg[s].stripe_count; k++) {
 				const struct lb_blkdev *b = pvblk[lv->seg[s].stripes[k].pv];
 				if (b)
-					set_member(st, b->name, kname, "LVM PV");
+					set_member(st, b->name, vg->name, "LVM PV");
 			}
 		logf_(log, "lboot: lvm: %s/%s -> %s (%s): %zu segment%s%s, read-only\n",
 		      vg->name, lv->name, kname, path, nt, nt == 1 ? "" : "s",

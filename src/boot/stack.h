@@ -30,7 +30,7 @@ struct lb_stack {
 	size_t n_seen;
 	struct {
 		char name[64];    /* a device examined */
-		char holder[32];  /* md/dm device made over it, "" if none */
+		char holder[128]; /* md device or volume group over it, "" if none */
 		char what[64];    /* "md member", "LVM PV", "btrfs device" */
 	} seen[LB_STACK_MAX_SEEN];
 };
