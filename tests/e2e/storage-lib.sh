@@ -16,25 +16,26 @@ stg_cleanup() {
 }
 trap 'stg_cleanup; qemu_stop; e2e_dump_on_fail' EXIT
 
-stg_need_root() { # what the scenario cannot do without
-	if [ "$(id -u)" != 0 ]; then skip "$1" "needs root (loop mounts)"; e2e_done; fi
-	for t in "$@"; do :; done
+# stg_need_root: skip the scenario (not a pass) when not root
+stg_need_root() {
+	if [ "$(id -u)" != 0 ]; then skip "scenario" "needs root (loop mounts)"; exit 0; fi
 }
 
-# stg_fill IMG FSTYPE SRC_DIR [SETUP_CMD]: loop-mount IMG, copy SRC_DIR in,
-# run SETUP_CMD (with $M the mount point) before copying, unmount.
+# stg_fill IMG FSTYPE SRC_DIR [PRE_CMD] [POST_CMD]: loop-mount IMG, run
+# PRE_CMD (with $M the mount point), copy SRC_DIR into $M/$STG_DEST, run
+# POST_CMD, unmount.
 stg_fill() {
-	local img=$1 type=$2 src=$3 setup=${4:-}
+	local img=$1 type=$2 src=$3 pre=${4:-} post=${5:-}
 	STG_MNT=$T/mnt; mkdir -p "$STG_MNT"
 	STG_LOOP=$(losetup -f --show "$img") || { not_ok "losetup $img"; exit 1; }
 	mount -t "$type" "$STG_LOOP" "$STG_MNT" || { not_ok "mount $type $img"; exit 1; }
-	if [ -n "$setup" ]; then
-		M=$STG_MNT eval "$setup" || { not_ok "setup in $img"; exit 1; }
-	fi
+	M=$STG_MNT
+	if [ -n "$pre" ]; then eval "$pre" || { not_ok "setup in $img"; exit 1; }; fi
 	if [ -n "$src" ]; then
 		cp -a "$src"/. "$STG_MNT/${STG_DEST:-}" || { not_ok "copy into $img"; exit 1; }
 	fi
 	sync
+	if [ -n "$post" ]; then eval "$post" || { not_ok "post-copy step in $img"; exit 1; }; fi
 	umount "$STG_MNT" || { not_ok "umount $img"; exit 1; }
 	losetup -d "$STG_LOOP"
 	STG_MNT= STG_LOOP=
