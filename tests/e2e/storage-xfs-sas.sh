@@ -15,7 +15,7 @@ F=$E2E_ROOT/tests/files/storage/rhel9
 BU=5f0c3a2e-9b1d-4e7a-8c6f-2d4b1a0e9c37
 K=5.14.0-362.8.1.el9_3.x86_64 K2=5.14.0-284.11.1.el9_2.x86_64
 cp -a "$F/boot" "$T/boot"
-for k in $K $K2; do
+for k in $K $K2 0-rescue-8a4e2f1c9b7d4c3ea5f60718293a4b5c; do
 	cp "$TARGET_KERNEL" "$T/boot/vmlinuz-$k"
 	cp "$TARGET_INITRD" "$T/boot/initramfs-$k.img"
 done
