@@ -553,7 +553,7 @@ int lb_probe_md(const uint8_t *buf, size_t len, uint64_t sb_off,
 
 	if (!buf || !out)
 		return -EINVAL;
-	if (!have(len, 0, 8) || le32(buf) != MD_MAGIC)
+	if (!have(len, 0, 12) || le32(buf) != MD_MAGIC)
 		return -ENOENT;
 	memset(&m, 0, sizeof(m));
 	if (le32(buf + 4) == 0 && le32(buf + 8) == 90)
