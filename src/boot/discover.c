@@ -19,6 +19,7 @@
 #include "io.h"
 #include "probe.h"
 #include "progress.h"
+#include "prefetch.h"
 #include "stack.h"
 
 #define MAX_DEVS 512
@@ -599,6 +600,7 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 	struct lb_ptable *pt = NULL;
 	struct lb_blkdev *devs = NULL;
 	struct lb_stack *st = NULL;
+	struct lb_prefetch *pf = NULL;
 	size_t n = 0, pt_disk = (size_t)-1;
 	uint8_t *head = NULL;
 	int r;
@@ -613,10 +615,23 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		r = -ENOMEM;
 		goto out;
 	}
+	/* every device's first and last bytes read in parallel (prefetch.c):
+	 * one that does not answer within 3/4 of the probe bound is left out,
+	 * before PID 1's watch would stop the whole boot process over it */
+	if ((pf = lb_prefetch_start(devdir, devs, n))) {
+		int bound = lb_progress_default_ms(LB_PHASE_PROBE);
+		size_t left;
+
+		lb_progress_bound(LB_PHASE_PROBE, "(all devices)", bound);
+		left = lb_prefetch_wait(pf, bound > 0 ? bound / 4 * 3 : INT_MAX);
+		if (left)
+			logf_(o->log, "lboot: %zu device%s did not answer within %d ms: left out\n",
+			      left, left == 1 ? "" : "s", bound / 4 * 3);
+	}
 	/* MD arrays and LVM volumes (stack.c), then the list again with the
 	 * devices made; again for stacks of them (LVM on MD) */
 	for (int round = 0; round < 4 && !o->no_mount; round++) {
-		int made = lb_stack_assemble(st, sysfs, devdir, devs, n, o->log);
+		int made = lb_stack_assemble(st, sysfs, devdir, devs, n, pf, o->log);
 
 		if (made < 0) {
 			r = made;
@@ -634,6 +649,9 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		const struct lb_blkdev *d = &devs[i];
 		char devpath[PATH_MAX], dir[PATH_MAX], grub[256], diskpath[PATH_MAX], why[128];
 		const struct lb_stack_dev *made = d->is_virtual ? lb_stack_made(st, d->disk) : NULL;
+		const uint8_t *ph, *ptl;
+		uint64_t ptoff;
+		size_t phlen, ptlen;
 		char *subvol = NULL;
 		struct lb_probe p;
 		struct lb_fs fs;
@@ -651,6 +669,11 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			logf_(o->log, "lboot: %s: %s\n", devpath, why);
 			continue;
 		}
+		r = lb_prefetch_get(pf, d->name, &ph, &phlen, &ptl, &ptoff, &ptlen);
+		if (r == -ETIMEDOUT) {
+			logf_(o->log, "lboot: %s: no answer in time: left out\n", devpath);
+			continue;
+		}
 		lb_progress(LB_PHASE_PROBE, devpath);
 		fd = open_dev(devdir, d, devpath, sizeof(devpath));
 		if (fd == -ENOMEDIUM) {
@@ -662,7 +685,12 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			      d->name, strerror(-fd));
 			continue;
 		}
-		r = read_head(fd, head, LB_PROBE_BYTES, &got);
+		if (!r) {
+			memcpy(head, ph, phlen); /* read already, in parallel */
+			got = phlen;
+		} else {
+			r = read_head(fd, head, LB_PROBE_BYTES, &got);
+		}
 		if (r) {
 			logf_(o->log, "lboot: %s: cannot read: %s\n", devpath,
 			      strerror(-r));
@@ -804,6 +832,7 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 	}
 	r = 0;
 out:
+	lb_prefetch_free(pf);
 	free(st);
 	free(head);
 	free(pt);

@@ -18,6 +18,7 @@
 #include "io.h"
 #include "le.h"
 #include "lvm.h"
+#include "prefetch.h"
 #include "probe.h"
 #include "stack.h"
 
@@ -169,7 +170,10 @@ struct md_set {
 	struct md_member m[MAX_MEMBERS];
 };
 
-static int md_probe_dev(int fd, uint64_t bytes, struct lb_md *out)
+/* the superblock candidates, from what was read already (head: hlen bytes
+ * from 0; tail: tlen bytes from toff) or else from fd */
+static int md_probe_dev(int fd, uint64_t bytes, const uint8_t *head, size_t hlen,
+			const uint8_t *tail, uint64_t toff, size_t tlen, struct lb_md *out)
 {
 	uint64_t off[4];
 	size_t n = lb_md_sb_offsets(bytes, off);
@@ -180,8 +184,16 @@ static int md_probe_dev(int fd, uint64_t bytes, struct lb_md *out)
 		return -ENOMEM;
 	for (size_t i = 0; i < n && r; i++) {
 		size_t got = 0;
-		if (lb_pread_full(fd, b, LB_MD_SB_BYTES, off[i], &got) && got < 8)
+
+		if (off[i] + LB_MD_SB_BYTES <= hlen) {
+			memcpy(b, head + off[i], LB_MD_SB_BYTES);
+			got = LB_MD_SB_BYTES;
+		} else if (tail && off[i] >= toff && off[i] - toff + LB_MD_SB_BYTES <= tlen) {
+			memcpy(b, tail + (off[i] - toff), LB_MD_SB_BYTES);
+			got = LB_MD_SB_BYTES;
+		} else if (lb_pread_full(fd, b, LB_MD_SB_BYTES, off[i], &got) && got < 12) {
 			continue;
+		}
 		r = lb_probe_md(b, got, off[i], bytes, out);
 		if (r == -EBADMSG)
 			r = -ENOENT; /* a stale or foreign block: look further */
@@ -636,8 +648,89 @@ static void btrfs_register(const char *devdir, const char *name, FILE *log)
 
 /* --- the pass over devices ------------------------------------------------------ */
 
+/* The first holder of a device in sysfs (an md or dm device over it, as
+ * after an earlier round of discovery), or 0 when none. */
+static int first_holder(const char *sysfs, const char *name, char *out, size_t sz)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int found = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/holders", sysfs, name) >= sizeof(path) ||
+	    !(d = opendir(path)))
+		return 0;
+	while (!found && (e = readdir(d)))
+		if (e->d_name[0] != '.' && strlen(e->d_name) < sz) {
+			strcpy(out, e->d_name);
+			found = 1;
+		}
+	closedir(d);
+	return found;
+}
+
+/* Devices made before this pass (an earlier discovery round): their
+ * names as the first pass gave them, from sysfs. */
+static void adopt(struct lb_stack *st, const char *sysfs, const char *devdir,
+		  const struct lb_blkdev *d)
+{
+	char attr[PATH_MAX], name[160] = "", uuid[160] = "", path[PATH_MAX], grub[192];
+
+	if (d->partno || lb_stack_made(st, d->name))
+		return;
+	if (!strncmp(d->name, "dm-", 3)) {
+		snprintf(attr, sizeof(attr), "%s/%s/dm/name", sysfs, d->name);
+		if (read_attr(attr, name, sizeof(name)) || !name[0])
+			return;
+		snprintf(attr, sizeof(attr), "%s/%s/dm/uuid", sysfs, d->name);
+		read_attr(attr, uuid, sizeof(uuid));
+		snprintf(path, sizeof(path), "%s/mapper/%s", devdir, name);
+		snprintf(grub, sizeof(grub), "%s/%s", strncmp(uuid, "LVM-", 4) ? "dm" : "lvm", name);
+	} else if (!strncmp(d->name, "md", 2)) {
+		/* the array's name is in its members' superblocks */
+		struct dirent *e;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "%s/%s", devdir, d->name);
+		snprintf(grub, sizeof(grub), "md/%s", d->name + 2);
+		snprintf(attr, sizeof(attr), "%s/%s/md", sysfs, d->name);
+		if ((dir = opendir(attr))) {
+			while ((e = readdir(dir))) {
+				char sz[32], mp[PATH_MAX];
+				struct lb_md md;
+				uint64_t sectors;
+				int fd, r;
+
+				if (strncmp(e->d_name, "dev-", 4))
+					continue;
+				snprintf(mp, sizeof(mp), "%s/%s/size", sysfs, e->d_name + 4);
+				if (read_attr(mp, sz, sizeof(sz)) ||
+				    !(sectors = strtoull(sz, NULL, 10)) || sectors > UINT64_MAX / 512)
+					continue;
+				snprintf(mp, sizeof(mp), "%s/%s", devdir, e->d_name + 4);
+				if ((fd = open(mp, O_RDONLY | O_CLOEXEC)) < 0)
+					continue;
+				r = md_probe_dev(fd, sectors * 512, NULL, 0, NULL, 0, 0, &md);
+				close(fd);
+				if (!r && md.major) {
+					const char *c = strrchr(md.name, ':');
+					const char *nm = c ? c + 1 : md.name;
+					if (*nm)
+						snprintf(grub, sizeof(grub), "md/%s", nm);
+					break;
+				}
+			}
+			closedir(dir);
+		}
+	} else {
+		return;
+	}
+	add_made(st, d->name, path, grub);
+}
+
 int lb_stack_assemble(struct lb_stack *st, const char *sysfs, const char *devdir,
-		      const struct lb_blkdev *devs, size_t n, FILE *log)
+		      const struct lb_blkdev *devs, size_t n,
+		      const struct lb_prefetch *pf, FILE *log)
 {
 	char sysroot[PATH_MAX - 256];
 	struct md_set *sets = NULL;
@@ -660,8 +753,10 @@ int lb_stack_assemble(struct lb_stack *st, const char *sysfs, const char *devdir
 		const struct lb_blkdev *d = &devs[i];
 		struct lb_md md;
 		struct lb_probe p;
-		size_t got = 0;
-		int fd;
+		const uint8_t *ph = NULL, *pt = NULL;
+		uint64_t ptoff = 0;
+		size_t got = 0, phlen = 0, ptlen = 0;
+		int fd, pr;
 
 		/* whole disks with partitions hold none of these (a superblock at
 		 * the end of such a disk belongs to its last partition); CD
@@ -670,16 +765,34 @@ int lb_stack_assemble(struct lb_stack *st, const char *sysfs, const char *devdir
 			continue;
 		if (st->n_seen >= LB_STACK_MAX_SEEN)
 			break;
+		if (d->is_virtual)
+			adopt(st, sysfs, devdir, d);
+		/* a device that did not answer in the bound is left out */
+		pr = lb_prefetch_get(pf, d->name, &ph, &phlen, &pt, &ptoff, &ptlen);
+		if (pr && pr != -ENOENT)
+			continue;
 		memset(&st->seen[st->n_seen], 0, sizeof(st->seen[0]));
 		snprintf(st->seen[st->n_seen].name, sizeof(st->seen[0].name), "%s", d->name);
 		st->n_seen++;
+		{
+			/* already part of an array or mapping (an earlier round) */
+			char h[64];
+			if (first_holder(sysfs, d->name, h, sizeof(h))) {
+				set_member(st, d->name, h, "member");
+				continue;
+			}
+		}
 		if ((fd = open_node(devdir, d->name, d->dev_major, d->dev_minor, O_RDONLY)) < 0)
 			continue;
-		if (lb_pread_full(fd, head, LB_PROBE_BYTES, 0, &got) && !got) {
+		if (!pr) {
+			memcpy(head, ph, phlen);
+			got = phlen;
+		} else if (lb_pread_full(fd, head, LB_PROBE_BYTES, 0, &got) && !got) {
 			close(fd);
 			continue;
 		}
-		if (d->size <= UINT64_MAX / 512 && !md_probe_dev(fd, d->size * 512, &md)) {
+		if (d->size <= UINT64_MAX / 512 &&
+		    !md_probe_dev(fd, d->size * 512, head, got, pr ? NULL : pt, ptoff, ptlen, &md)) {
 			size_t k;
 
 			for (k = 0; k < nsets; k++)

@@ -15,6 +15,8 @@
 
 #include "discover.h"
 
+struct lb_prefetch;
+
 #define LB_STACK_MAX_MADE 64
 #define LB_STACK_MAX_SEEN 512
 
@@ -36,13 +38,15 @@ struct lb_stack {
 };
 
 /* Examine the devices of devs not seen before (sysfs: the class/block
- * directory, devdir: /dev): MD members are assembled into arrays, LVM PVs
+ * directory, devdir: /dev; what pf read of them is used, and a device pf
+ * timed out on is left out): MD members are assembled into arrays, LVM PVs
  * into their volume groups' visible LVs, btrfs devices registered with the
  * kernel (multi-device filesystems). One log line per step. Returns how
  * many block devices were made (list the devices again and call this again
  * for stacks of stacks: LVM on MD), or -ENOMEM. */
 int lb_stack_assemble(struct lb_stack *st, const char *sysfs, const char *devdir,
-		      const struct lb_blkdev *devs, size_t n, FILE *log);
+		      const struct lb_blkdev *devs, size_t n,
+		      const struct lb_prefetch *pf, FILE *log);
 
 /* The device made as kname, or NULL. */
 const struct lb_stack_dev *lb_stack_made(const struct lb_stack *st,
