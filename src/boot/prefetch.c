@@ -14,6 +14,7 @@
 #include "io.h"
 #include "prefetch.h"
 #include "probe.h"
+#include "progress.h"
 
 struct slot {
 	char name[64];
@@ -145,7 +146,16 @@ struct lb_prefetch *lb_prefetch_start(const char *devdir,
 		struct job *j;
 		pthread_t t;
 
+		char disk[PATH_MAX];
+
 		if (d->is_cd || strlen(d->name) >= sizeof(s->name))
+			continue;
+		/* a device (or its disk) that hung a boot process before */
+		snprintf(disk, sizeof(disk), "%s/%s", devdir, d->disk);
+		if (lb_progress_skipped(disk))
+			continue;
+		snprintf(disk, sizeof(disk), "%s/%s", devdir, d->name);
+		if (lb_progress_skipped(disk))
 			continue;
 		if (!(s = calloc(1, sizeof(*s))) || !(j = calloc(1, sizeof(*j)))) {
 			free(s);

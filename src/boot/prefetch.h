@@ -5,7 +5,8 @@
  * does not stall the others; a device whose reads have not finished by
  * the bound is left out of this round (its thread is left to finish or
  * block on its own: nothing waits for it, it owns what it uses). CD drives
- * are not read here (discover.c asks them for a disc first).
+ * are not read here (discover.c asks them for a disc first), nor devices
+ * PID 1 left out after a hang (lb_progress_skipped).
  */
 #ifndef LB_PREFETCH_H
 #define LB_PREFETCH_H

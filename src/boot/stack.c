@@ -19,6 +19,7 @@
 #include "le.h"
 #include "lvm.h"
 #include "prefetch.h"
+#include "progress.h"
 #include "probe.h"
 #include "stack.h"
 
