@@ -24,6 +24,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lb_probe_ext(data, size, &p);
 	lb_probe_vfat(data, size, &p);
 	lb_probe_iso9660(data, size, &p);
+	lb_probe_xfs(data, size, &p);
+	lb_probe_btrfs(data, size, &p);
+	{
+		/* MD superblocks: the input as the block at each place a 20 MiB
+		 * member may hold one */
+		uint64_t off[4];
+		size_t k = lb_md_sb_offsets(20u << 20, off);
+		struct lb_md m;
+
+		for (size_t i = 0; i < k; i++)
+			if (!lb_probe_md(data, size, off[i], 20u << 20, &m) &&
+			    (!memchr(m.name, 0, sizeof(m.name)) ||
+			     m.data_offset + m.data_size > (20u << 20) / 512))
+				abort();
+	}
 	if (!(pt = malloc(sizeof(*pt))))
 		return 0;
 	for (size_t i = 0; i < sizeof(sectors) / sizeof(sectors[0]); i++) {

@@ -19,6 +19,8 @@
 #include "io.h"
 #include "probe.h"
 #include "progress.h"
+#include "prefetch.h"
+#include "stack.h"
 
 #define MAX_DEVS 512
 #define MAX_HEAD (16u << 20)
@@ -109,10 +111,20 @@ static int skip_name(const char *n)
 	       !strncmp(n, "mtdblock", 8) || n[0] == '.';
 }
 
+static int virtual_name(const char *n)
+{
+	return !strncmp(n, "dm-", 3) ||
+	       (!strncmp(n, "md", 2) && n[2] >= '0' && n[2] <= '9');
+}
+
 static int cmp_dev(const void *pa, const void *pb)
 {
 	const struct lb_blkdev *a = pa, *b = pb;
-	int c = lb_devname_cmp(a->disk, b->disk);
+	int c = virtual_name(a->disk) - virtual_name(b->disk);
+
+	if (c)
+		return c; /* arrays and mapped devices after the disks */
+	c = lb_devname_cmp(a->disk, b->disk);
 
 	if (c)
 		return c;
@@ -195,13 +207,15 @@ int lb_discover_list(const char *sysfs, struct lb_blkdev **out, size_t *n)
 		for (size_t i = 0; i < k; i++) {
 			if (!v[i].partno) {
 				v[i].is_cd = !strncmp(v[i].name, "sr", 2);
-				v[i].disk_idx = v[i].is_cd ? cd_idx++ : idx++;
+				v[i].is_virtual = virtual_name(v[i].name);
+				v[i].disk_idx = v[i].is_virtual ? 0 : v[i].is_cd ? cd_idx++ : idx++;
 				last_disk = (long)w;
 				v[w++] = v[i];
 			} else if (last_disk >= 0 &&
 				   !strcmp(v[last_disk].name, v[i].disk)) {
 				v[i].disk_idx = v[last_disk].disk_idx;
 				v[i].is_cd = v[last_disk].is_cd;
+				v[i].is_virtual = v[last_disk].is_virtual;
 				v[last_disk].has_parts = 1;
 				v[w++] = v[i];
 			}
@@ -526,9 +540,14 @@ static const char *mount_reason(int err)
 #define MNT_FLAGS (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 static int do_mount(const char *devpath, const char *dir,
-		    const struct lb_probe *p)
+		    const struct lb_probe *p, int *dirty, char **subvol)
 {
 	int ext = !strncmp(p->type, "ext", 3);
+
+	if (!strcmp(p->type, "xfs"))
+		return lb_mount_xfs(devpath, dir, MNT_FLAGS, dirty);
+	if (!strcmp(p->type, "btrfs"))
+		return lb_mount_btrfs(devpath, dir, MNT_FLAGS, subvol);
 
 	if (ext) {
 		/* never write to the disk: a journal that needs recovery is
@@ -580,6 +599,8 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 	const char *mnt = or_def(o->mnt, "/run/lboot/mnt");
 	struct lb_ptable *pt = NULL;
 	struct lb_blkdev *devs = NULL;
+	struct lb_stack *st = NULL;
+	struct lb_prefetch *pf = NULL;
 	size_t n = 0, pt_disk = (size_t)-1;
 	uint8_t *head = NULL;
 	int r;
@@ -589,24 +610,68 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		lb_discover_wait(sysfs, o->wait_ms, o->stable_ms);
 	if ((r = lb_discover_list(sysfs, &devs, &n)))
 		return r;
-	if (!(pt = malloc(sizeof(*pt))) || !(head = malloc(LB_PROBE_BYTES))) {
+	if (!(pt = malloc(sizeof(*pt))) || !(head = malloc(LB_PROBE_BYTES)) ||
+	    !(st = calloc(1, sizeof(*st)))) {
 		r = -ENOMEM;
 		goto out;
+	}
+	/* every device's first and last bytes read in parallel (prefetch.c):
+	 * one that does not answer within 3/4 of the probe bound is left out,
+	 * before PID 1's watch would stop the whole boot process over it */
+	if ((pf = lb_prefetch_start(devdir, devs, n))) {
+		int bound = lb_progress_default_ms(LB_PHASE_PROBE);
+		size_t left;
+
+		lb_progress_bound(LB_PHASE_PROBE, "(all devices)", bound);
+		left = lb_prefetch_wait(pf, bound > 0 ? bound / 4 * 3 : INT_MAX);
+		if (left)
+			logf_(o->log, "lboot: %zu device%s did not answer within %d ms: left out\n",
+			      left, left == 1 ? "" : "s", bound / 4 * 3);
+	}
+	/* MD arrays and LVM volumes (stack.c), then the list again with the
+	 * devices made; again for stacks of them (LVM on MD) */
+	for (int round = 0; round < 4 && !o->no_mount; round++) {
+		int made = lb_stack_assemble(st, sysfs, devdir, devs, n, pf, o->log);
+
+		if (made < 0) {
+			r = made;
+			goto out;
+		}
+		if (!made)
+			break;
+		free(devs);
+		devs = NULL;
+		if ((r = lb_discover_list(sysfs, &devs, &n)))
+			goto out;
 	}
 	*n_devices = n;
 	for (size_t i = 0; i < n; i++) {
 		const struct lb_blkdev *d = &devs[i];
-		char devpath[PATH_MAX], dir[PATH_MAX], grub[96], diskpath[PATH_MAX];
+		char devpath[PATH_MAX], dir[PATH_MAX], grub[256], diskpath[PATH_MAX], why[128];
+		const struct lb_stack_dev *made = d->is_virtual ? lb_stack_made(st, d->disk) : NULL;
+		const uint8_t *ph, *ptl;
+		uint64_t ptoff;
+		size_t phlen, ptlen;
+		char *subvol = NULL;
 		struct lb_probe p;
 		struct lb_fs fs;
 		size_t got = 0;
-		int fd;
+		int fd, dirty = 0;
 
 		snprintf(devpath, sizeof(devpath), "%s/%s", devdir, d->name);
 		/* PID 1 stopped a boot process stuck on it (or on its disk) */
 		snprintf(diskpath, sizeof(diskpath), "%s/%s", devdir, d->disk);
 		if (lb_progress_skipped(devpath) || lb_progress_skipped(diskpath)) {
 			logf_(o->log, "lboot: %s: skipped: it hung earlier\n", devpath);
+			continue;
+		}
+		if (lb_stack_member(st, d->name, why, sizeof(why))) {
+			logf_(o->log, "lboot: %s: %s\n", devpath, why);
+			continue;
+		}
+		r = lb_prefetch_get(pf, d->name, &ph, &phlen, &ptl, &ptoff, &ptlen);
+		if (r == -ETIMEDOUT) {
+			logf_(o->log, "lboot: %s: no answer in time: left out\n", devpath);
 			continue;
 		}
 		lb_progress(LB_PHASE_PROBE, devpath);
@@ -620,7 +685,12 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			      d->name, strerror(-fd));
 			continue;
 		}
-		r = read_head(fd, head, LB_PROBE_BYTES, &got);
+		if (!r) {
+			memcpy(head, ph, phlen); /* read already, in parallel */
+			got = phlen;
+		} else {
+			r = read_head(fd, head, LB_PROBE_BYTES, &got);
+		}
 		if (r) {
 			logf_(o->log, "lboot: %s: cannot read: %s\n", devpath,
 			      strerror(-r));
@@ -675,7 +745,17 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			logf_(o->log, "lboot: %s: no known filesystem\n", devpath);
 			continue;
 		}
-		if (d->partno) {
+		if (d->is_virtual) {
+			/* GRUB's names: md/NAME, lvm/VG-LV */
+			const char *base = made ? made->grub : d->disk;
+			if (d->partno) {
+				const char *kind = pt_disk < n && !strcmp(devs[pt_disk].name, d->disk) &&
+						   pt->kind == LB_PT_GPT ? "gpt" : "msdos";
+				snprintf(grub, sizeof(grub), "%s,%s%u", base, kind, d->partno);
+			} else {
+				snprintf(grub, sizeof(grub), "%s", base);
+			}
+		} else if (d->partno) {
 			const char *kind = "";
 			if (pt_disk < n && !strcmp(devs[pt_disk].name, d->disk))
 				kind = pt->kind == LB_PT_GPT ? "gpt" :
@@ -689,6 +769,11 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		logf_(o->log, "lboot: found %s %s uuid=%s label=%s (%s)%s\n", devpath,
 		      p.type, p.uuid[0] ? p.uuid : "-", p.label[0] ? p.label : "-",
 		      grub, p.flags & LB_PROBE_DIRTY ? " journal needs recovery: not replayed" : "");
+		if ((p.flags & LB_PROBE_MULTIDEV) && lb_fsset_by_uuid(set, p.uuid)) {
+			logf_(o->log, "lboot: %s: btrfs device of %s, mounted already\n",
+			      devpath, p.uuid);
+			continue;
+		}
 		if (p.flags & (LB_PROBE_NOMOUNT | LB_PROBE_UNSUPPORTED)) {
 			logf_(o->log, "lboot: %s: %s: skipped: %s\n", devpath, p.type,
 			      p.flags & LB_PROBE_NOMOUNT ? "not a mountable filesystem"
@@ -707,16 +792,24 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			/* a rescan finds earlier mounts: drop them first */
 			umount2(dir, MNT_DETACH);
 			lb_progress(LB_PHASE_MOUNT, devpath);
-			if ((r = do_mount(devpath, dir, &p))) {
+			if ((r = do_mount(devpath, dir, &p, &dirty, &subvol))) {
 				logf_(o->log, "lboot: %s: %s: mount failed: %s\n",
 				      devpath, p.type, mount_reason(-r));
 				rmdir(dir);
 				continue;
 			}
+			if (dirty)
+				logf_(o->log, "lboot: %s: xfs: log needs recovery: mounted with norecovery, not replayed\n",
+				      devpath);
+			if (subvol)
+				logf_(o->log, "lboot: %s: btrfs: top level mounted, default subvolume %s\n",
+				      devpath, subvol);
 		}
+		fs.subvol = subvol;
 		if ((!o->no_mount && set_str(&fs.dir, dir)) ||
 		    set_str(&fs.uuid, p.uuid) || set_str(&fs.label, p.label) ||
-		    set_str(&fs.name, devpath) || set_str(&fs.grub, grub) ||
+		    set_str(&fs.name, made && !d->partno ? made->path : devpath) ||
+		    set_str(&fs.grub, grub) ||
 		    set_str(&fs.fstype, p.type)) {
 			lb_fs_free(&fs);
 			r = -ENOMEM;
@@ -739,6 +832,8 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 	}
 	r = 0;
 out:
+	lb_prefetch_free(pf);
+	free(st);
 	free(head);
 	free(pt);
 	free(devs);

@@ -16,6 +16,8 @@ struct lb_blkdev {
 	unsigned disk_idx; /* GRUB's N: hdN among disks, cdN among CD drives (sr*) */
 	int is_cd;         /* an optical drive: GRUB calls it cdN, not hdN */
 	int has_parts;     /* disk: the kernel found partitions on it */
+	int is_virtual;    /* an MD array or device-mapper device (md*, dm-*):
+			    * listed after the hardware disks, no hdN index */
 	uint64_t size;     /* in 512-byte sectors */
 	unsigned dev_major, dev_minor;
 };

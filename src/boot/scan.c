@@ -10,7 +10,9 @@
  *     Fedora/RHEL /boot, whose entries GRUB lists itself): type 1 entries + type 2 UKIs sorted
  *     together, loader.conf default/timeout (lb_bls_scan with root "").
  *  2. GRUB: /boot/grub/grub.cfg, /grub/grub.cfg, /boot/grub2/grub.cfg,
- *     /grub2/grub.cfg (the real configs; the first that exists), else the
+ *     /grub2/grub.cfg (the real configs; the first that exists; on a btrfs,
+ *     mounted at its top level, also under the default subvolume and then
+ *     under each top-level subvolume: /@/boot/grub/grub.cfg), else the
  *     distribution ESP stubs /EFI/NAME/grub.cfg (which `search` for the real
  *     config and `configfile` it: lb_grub_parse follows them over all
  *     filesystems), each stub in name order.
@@ -269,12 +271,47 @@ static void reads_apply(struct lb_entries *g)
 	reads_clear();
 }
 
+/* btrfs, mounted at its top level: GRUB's config under the default
+ * subvolume (fs->subvol), else under a top-level subvolume (a directory
+ * whose inode is a subvolume root, 256), in name order. */
+static const char *btrfs_grub_cfg(const struct lb_fs *fs, char *buf, size_t sz)
+{
+	char **names = NULL;
+	size_t n = 0;
+	const char *found = NULL;
+
+	if (fs->subvol && fs->subvol[0] == '/' && strlen(fs->subvol) < 1024) {
+		for (size_t i = 0; i < N(grub_paths); i++) {
+			snprintf(buf, sz, "%s%s", fs->subvol, grub_paths[i]);
+			if (isfile(fs, buf))
+				return buf;
+		}
+	}
+	if (lb_fs_list(fs, "/", &names, &n))
+		return NULL;
+	for (size_t k = 0; k < n && k < 64 && !found; k++) {
+		struct stat st;
+
+		if (strlen(names[k]) > 255 || (size_t)snprintf(buf, sz, "/%s", names[k]) >= sz ||
+		    lb_fs_stat(fs, buf, &st) || !S_ISDIR(st.st_mode) || st.st_ino != 256)
+			continue;
+		for (size_t i = 0; i < N(grub_paths) && !found; i++) {
+			snprintf(buf, sz, "/%s%s", names[k], grub_paths[i]);
+			if (isfile(fs, buf))
+				found = buf;
+		}
+	}
+	lb_fs_list_free(names, n);
+	return found;
+}
+
 int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	       struct lb_entries *out)
 {
 	struct lb_entries g = LB_ENTRIES_INIT, gg = LB_ENTRIES_INIT;
 	struct lb_grub_info info = { 0 };
 	const char *grub_cfg = NULL;
+	char subcfg[1400];
 	int r, rg = 0, blscfg;
 
 	/* the real GRUB config: the first of grub_paths that exists; when it
@@ -283,6 +320,8 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 	for (size_t i = 0; i < N(grub_paths) && !grub_cfg; i++)
 		if (isfile(fs, grub_paths[i]))
 			grub_cfg = grub_paths[i];
+	if (!grub_cfg && fs->fstype && !strcmp(fs->fstype, "btrfs"))
+		grub_cfg = btrfs_grub_cfg(fs, subcfg, sizeof(subcfg));
 	if (grub_cfg) {
 		reads_start();
 		rg = lb_grub_parse(all, fs, grub_cfg, &gg, &info);

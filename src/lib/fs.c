@@ -526,6 +526,7 @@ void lb_fs_free(struct lb_fs *fs)
 	free(fs->grub);
 	free(fs->fstype);
 	free(fs->partuuid);
+	free(fs->subvol);
 	memset(fs, 0, sizeof(*fs));
 }
 
@@ -552,7 +553,8 @@ int lb_fsset_add(struct lb_fsset *s, const struct lb_fs *fs)
 	return 0;
 }
 
-static const char *const spec_keys[] = { "uuid", "label", "name", "grub", "type", "partuuid" };
+static const char *const spec_keys[] = { "uuid", "label", "name", "grub", "type", "partuuid",
+					  "subvol" };
 
 static int known_key(const char *s)
 {
@@ -566,7 +568,8 @@ static int known_key(const char *s)
 
 static char **key_field(struct lb_fs *fs, const char *k)
 {
-	char **f[] = { &fs->uuid, &fs->label, &fs->name, &fs->grub, &fs->fstype, &fs->partuuid };
+	char **f[] = { &fs->uuid, &fs->label, &fs->name, &fs->grub, &fs->fstype, &fs->partuuid,
+			  &fs->subvol };
 
 	for (size_t i = 0; i < sizeof(spec_keys) / sizeof(spec_keys[0]); i++)
 		if (!strcmp(k, spec_keys[i]))
@@ -580,6 +583,14 @@ int lb_fs_parse_spec(const char *spec, struct lb_fs *fs)
 	char *opts = NULL, *tok, *next;
 
 	memset(fs, 0, sizeof(*fs));
+	/* the options start at the first '@' followed by a known key (a
+	 * value may hold '@' itself: subvol=/@), else at the last '@'
+	 * followed by some '=' */
+	for (const char *a = strchr(spec, '@'); a; a = strchr(a + 1, '@'))
+		if (known_key(a + 1)) {
+			at = a;
+			break;
+		}
 	if (at && !strchr(at, '='))
 		at = NULL;
 	if (!(fs->dir = at ? strndup(spec, (size_t)(at - spec)) : strdup(spec)))

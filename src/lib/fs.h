@@ -23,6 +23,9 @@ struct lb_fs {
 	char *grub;   /* GRUB device name, "hd0,gpt2" (may be NULL) */
 	char *fstype; /* ext4, vfat, iso9660 ... (may be NULL) */
 	char *partuuid; /* GPT partition UUID (may be NULL) */
+	char *subvol; /* btrfs mounted at its top level: the default
+		       * subvolume's path from there ("/@"), which GRUB's
+		       * btrfs_relative_path makes paths relative to (may be NULL) */
 };
 
 struct lb_fsset {
@@ -78,7 +81,7 @@ const struct lb_fs *lb_fsset_by_label(const struct lb_fsset *s, const char *l);
 const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id);
 
 /* Parse "DIR[@key=val,key=val]" (keys: uuid, label, name, grub, type,
- * partuuid) into fs. A comma splits only before a known key, so
+ * partuuid, subvol) into fs. A comma splits only before a known key, so
  * grub=hd0,gpt2 keeps its comma. Returns 0 or negative errno. */
 int lb_fs_parse_spec(const char *spec, struct lb_fs *fs);
 void lb_fs_free(struct lb_fs *fs);

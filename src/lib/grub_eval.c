@@ -496,6 +496,26 @@ int g_resolve_path(struct interp *ip, const char *s, struct gpath *g)
 		g->dev_unknown = g->dev[0] != 0;
 		g->fs = ip->cfgfs;
 	}
+	/* SUSE's GRUB: with btrfs_relative_path set, paths on a btrfs are
+	 * relative to its default subvolume, and lboot mounts the top level
+	 * (fs->subvol says where the default one is). A path already inside
+	 * it ($prefix as lboot sets it from the config's place) stays. */
+	root = g_getvar(ip, "btrfs_relative_path");
+	if (g->fs && g->fs->subvol && g->fs->subvol[0] == '/' && root &&
+	    (!strcmp(root, "y") || !strcmp(root, "yes") || !strcmp(root, "1") ||
+	     !strcmp(root, "true"))) {
+		size_t sl = strlen(g->fs->subvol);
+
+		while (sl > 1 && g->fs->subvol[sl - 1] == '/')
+			sl--;
+		if (!(!strncmp(g->path, g->fs->subvol, sl) &&
+		      (g->path[sl] == '/' || !g->path[sl]))) {
+			if (sl + dl >= sizeof(g->path))
+				return -ENAMETOOLONG;
+			memmove(g->path + sl, g->path, dl + 1);
+			memcpy(g->path, g->fs->subvol, sl);
+		}
+	}
 	return 0;
 }
 

@@ -288,6 +288,283 @@ int lb_probe_iso9660(const uint8_t *buf, size_t len, struct lb_probe *out)
 	return 0;
 }
 
+
+/* --- XFS ------------------------------------------------------------------------ */
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const uint8_t *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+#define XFS_VERSION_NUMBITS 0x000f
+/* v5 incompat features Linux 6.1 knows: ftype, sparse inodes, meta_uuid,
+ * bigtime, needsrepair, nrext64 */
+#define XFS_INCOMPAT_KNOWN 0x3fu
+#define XFS_INCOMPAT_NEEDSREPAIR 0x10u
+
+int lb_probe_xfs(const uint8_t *buf, size_t len, struct lb_probe *out)
+{
+	uint32_t bsize, ver;
+	uint16_t ssize, isize;
+	struct lb_probe p;
+
+	if (!buf || !out)
+		return -EINVAL;
+	if (!have(len, 0, 512) || memcmp(buf, "XFSB", 4))
+		return -ENOENT;
+	bsize = be32(buf + 4);
+	ssize = be16(buf + 102);
+	isize = be16(buf + 104);
+	ver = be16(buf + 100) & XFS_VERSION_NUMBITS;
+	/* as blkid's sanity checks: sizes powers of two in range, agcount set */
+	if (!pow2(bsize) || bsize < 512 || bsize > 65536 || !pow2(ssize) ||
+	    ssize < 512 || ssize > 32768 || !pow2(isize) || isize < 256 ||
+	    isize > 2048 || !be64(buf + 8) || !be32(buf + 88) || !be32(buf + 84) ||
+	    ver < 4 || ver > 5 || buf[120] > 16 || (1u << buf[120]) != bsize)
+		return -ENOENT;
+	memset(&p, 0, sizeof(p));
+	strcpy(p.type, "xfs");
+	p.num_devices = 1;
+	if (!is_zero(buf + 32, 16))
+		uuid_str(p.uuid, buf + 32);
+	label8(p.label, sizeof(p.label), buf + 108, 12);
+	if (buf[126]) /* sb_inprogress: mkfs did not finish */
+		p.flags |= LB_PROBE_UNSUPPORTED;
+	if (ver == 5 && (be32(buf + 216) & (~XFS_INCOMPAT_KNOWN | XFS_INCOMPAT_NEEDSREPAIR)))
+		p.flags |= LB_PROBE_UNSUPPORTED;
+	*out = p;
+	return 0;
+}
+
+/* --- btrfs ---------------------------------------------------------------------- */
+
+#define BTRFS_SB_OFF (64u * 1024)
+#define BTRFS_SB_SIZE 4096u
+
+/* CRC-32C (Castagnoli), bitwise: only the 4 KiB superblock goes through it */
+static uint32_t crc32c(uint32_t crc, const uint8_t *p, size_t n)
+{
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+int lb_probe_btrfs(const uint8_t *buf, size_t len, struct lb_probe *out)
+{
+	const uint8_t *sb;
+	uint32_t sectorsize, nodesize;
+	uint64_t ndev;
+	struct lb_probe p;
+
+	if (!buf || !out)
+		return -EINVAL;
+	if (!have(len, BTRFS_SB_OFF, BTRFS_SB_SIZE))
+		return -ENOENT;
+	sb = buf + BTRFS_SB_OFF;
+	if (memcmp(sb + 64, "_BHRfS_M", 8) || le64(sb + 48) != BTRFS_SB_OFF)
+		return -ENOENT;
+	sectorsize = le32(sb + 144);
+	nodesize = le32(sb + 148);
+	ndev = le64(sb + 136);
+	if (!pow2(sectorsize) || sectorsize < 4096 || sectorsize > 65536 ||
+	    !pow2(nodesize) || nodesize < sectorsize || nodesize > 65536 || !ndev ||
+	    ndev > 65536)
+		return -ENOENT;
+	/* csum_type 0 is CRC32C; the others (xxhash, sha256, blake2b) are
+	 * left to the kernel */
+	if (le16(sb + 196) == 0 &&
+	    crc32c(0, sb + 32, BTRFS_SB_SIZE - 32) != le32(sb))
+		return -ENOENT;
+	memset(&p, 0, sizeof(p));
+	strcpy(p.type, "btrfs");
+	p.num_devices = (unsigned)ndev;
+	if (ndev > 1)
+		p.flags |= LB_PROBE_MULTIDEV;
+	uuid_str(p.uuid, sb + 32);
+	uuid_str(p.dev_uuid, sb + 267);
+	{
+		/* label: NUL-terminated UTF-8, 256 bytes; kept as bytes, control
+		 * characters made '?' */
+		size_t o = 0;
+		for (size_t i = 0; i < 255 && sb[299 + i] && o + 1 < sizeof(p.label); i++)
+			p.label[o++] = sb[299 + i] < 0x20 || sb[299 + i] == 0x7f ? '?' :
+				       (char)sb[299 + i];
+		p.label[o] = 0;
+	}
+	*out = p;
+	return 0;
+}
+
+/* --- MD RAID superblocks --------------------------------------------------------- */
+
+#define MD_MAGIC 0xa92b4efcu
+#define MD_RESERVED_BYTES (64u * 1024)
+
+size_t lb_md_sb_offsets(uint64_t dev_bytes, uint64_t off[4])
+{
+	size_t n = 0;
+
+	if (dev_bytes >= 8192 + LB_MD_SB_BYTES)
+		off[n++] = 4096; /* 1.2 */
+	if (dev_bytes >= 2 * LB_MD_SB_BYTES)
+		off[n++] = 0;    /* 1.1 */
+	if (dev_bytes >= 16384)
+		off[n++] = (dev_bytes - 8192) & ~(uint64_t)4095; /* 1.0 */
+	if (dev_bytes >= 2 * MD_RESERVED_BYTES)
+		off[n++] = (dev_bytes & ~(uint64_t)(MD_RESERVED_BYTES - 1)) -
+			   MD_RESERVED_BYTES; /* 0.90 */
+	return n;
+}
+
+static int md090(const uint8_t *b, size_t len, uint64_t sb_off,
+		 uint64_t dev_bytes, struct lb_md *m)
+{
+	uint64_t sum = 0;
+	uint32_t csum, state;
+	const uint8_t *me;
+	uint8_t u[16];
+
+	if (!have(len, 0, LB_MD_SB_BYTES))
+		return -ENOENT;
+	if (dev_bytes < 2 * MD_RESERVED_BYTES ||
+	    sb_off != (dev_bytes & ~(uint64_t)(MD_RESERVED_BYTES - 1)) - MD_RESERVED_BYTES)
+		return -ENOENT;
+	for (size_t i = 0; i < LB_MD_SB_BYTES; i += 4)
+		sum += i == 152 ? 0 : le32(b + i);
+	csum = (uint32_t)((sum & 0xffffffffu) + (sum >> 32));
+	if (csum != le32(b + 152))
+		return -EBADMSG;
+	m->major = 0;
+	m->minor = 90;
+	/* blkid shows each of the four UUID words as the big-endian bytes of
+	 * its value (what mdadm prints as %08x:%08x:%08x:%08x) */
+	for (int i = 0; i < 4; i++) {
+		uint32_t w = le32(b + (i ? 48 + 4 * i : 20));
+		u[4 * i] = (uint8_t)(w >> 24);
+		u[4 * i + 1] = (uint8_t)(w >> 16);
+		u[4 * i + 2] = (uint8_t)(w >> 8);
+		u[4 * i + 3] = (uint8_t)w;
+	}
+	uuid_str(m->uuid, u);
+	m->level = (int)le32(b + 28);
+	m->raid_disks = le32(b + 40);
+	m->md_minor = le32(b + 44);
+	m->events = (uint64_t)le32(b + 160) << 32 | le32(b + 156);
+	state = le32(b + 132);
+	m->clean = state & 1;
+	m->sb_offset = sb_off;
+	m->data_offset = 0;
+	m->data_size = (uint64_t)le32(b + 32) * 2; /* KiB */
+	/* this_disk: the descriptor at word 992 */
+	me = b + 992 * 4;
+	m->dev_number = le32(me);
+	{
+		uint32_t ds = le32(me + 16), slot = le32(me + 12);
+		if (ds & 1)
+			m->role = LB_MD_ROLE_FAULTY;
+		else if ((ds & 6) == 6 && slot < m->raid_disks)
+			m->role = (int)slot;
+		else
+			m->role = LB_MD_ROLE_SPARE;
+	}
+	if (!m->raid_disks || m->raid_disks > 27 || m->data_size > sb_off / 512)
+		return -EBADMSG;
+	return 0;
+}
+
+static int md1(const uint8_t *b, size_t len, uint64_t sb_off,
+	       uint64_t dev_bytes, struct lb_md *m)
+{
+	uint32_t max_dev, dn;
+	uint64_t sum = 0, end;
+	size_t size;
+	uint32_t csum;
+	uint16_t role;
+
+	if (!have(len, 0, 256) || le32(b + 4) != 1)
+		return -ENOENT;
+	if (sb_off == 4096)
+		m->minor = 2;
+	else if (sb_off == 0)
+		m->minor = 1;
+	else if (dev_bytes >= 16384 && sb_off == ((dev_bytes - 8192) & ~(uint64_t)4095))
+		m->minor = 0;
+	else
+		return -ENOENT;
+	max_dev = le32(b + 220);
+	if (max_dev > (LB_MD_SB_BYTES - 256) / 2)
+		return -EBADMSG;
+	size = 256 + (size_t)max_dev * 2;
+	if (!have(len, 0, size))
+		return -EBADMSG;
+	for (size_t i = 0; i + 4 <= size; i += 4)
+		sum += i == 216 ? 0 : le32(b + i);
+	if (size & 2)
+		sum += le16(b + size - 2);
+	csum = (uint32_t)((sum & 0xffffffffu) + (sum >> 32));
+	if (csum != le32(b + 216))
+		return -EBADMSG;
+	if (le64(b + 144) * 512 != sb_off)
+		return -EBADMSG;
+	m->major = 1;
+	uuid_str(m->uuid, b + 16);
+	label8(m->name, sizeof(m->name), b + 32, 32);
+	m->level = (int)le32(b + 72);
+	m->raid_disks = le32(b + 92);
+	m->events = le64(b + 200);
+	m->clean = le64(b + 208) == UINT64_MAX; /* resync_offset MaxSector */
+	m->sb_offset = sb_off;
+	m->data_offset = le64(b + 128);
+	m->data_size = le64(b + 136);
+	dn = le32(b + 160);
+	m->dev_number = dn;
+	role = dn < max_dev ? le16(b + 256 + 2 * dn) : 0xffff;
+	m->role = role == 0xffff ? LB_MD_ROLE_SPARE :
+		  role == 0xfffe ? LB_MD_ROLE_FAULTY :
+		  role >= 0xff00 ? LB_MD_ROLE_OTHER : (int)role;
+	/* the data must lie on the device, clear of a superblock at its end */
+	end = m->data_offset + m->data_size;
+	if (!m->raid_disks || m->raid_disks > 384 || end < m->data_offset ||
+	    end > dev_bytes / 512 || (m->minor != 0 && m->data_offset * 512 <= sb_off) ||
+	    (m->minor == 0 && end * 512 > sb_off))
+		return -EBADMSG;
+	return 0;
+}
+
+int lb_probe_md(const uint8_t *buf, size_t len, uint64_t sb_off,
+		uint64_t dev_bytes, struct lb_md *out)
+{
+	struct lb_md m;
+	int r;
+
+	if (!buf || !out)
+		return -EINVAL;
+	if (!have(len, 0, 12) || le32(buf) != MD_MAGIC)
+		return -ENOENT;
+	memset(&m, 0, sizeof(m));
+	if (le32(buf + 4) == 0 && le32(buf + 8) == 90)
+		r = md090(buf, len, sb_off, dev_bytes, &m);
+	else
+		r = md1(buf, len, sb_off, dev_bytes, &m);
+	if (!r)
+		*out = m;
+	return r;
+}
+
 int lb_probe_fs(const uint8_t *buf, size_t len, struct lb_probe *out)
 {
 	int r;
@@ -299,6 +576,10 @@ int lb_probe_fs(const uint8_t *buf, size_t len, struct lb_probe *out)
 	if (!(r = lb_probe_iso9660(buf, len, out)))
 		return 0;
 	if (!(r = lb_probe_ext(buf, len, out)))
+		return 0;
+	if (!(r = lb_probe_xfs(buf, len, out)))
+		return 0;
+	if (!(r = lb_probe_btrfs(buf, len, out)))
 		return 0;
 	if (!(r = lb_probe_vfat(buf, len, out)))
 		return 0;
