@@ -24,6 +24,7 @@
 #include "verify.h"
 #include "measure.h"
 #include "netboot.h"
+#include "grubenv.h"
 #include "netio.h"
 #include "tls.h"
 
@@ -510,6 +511,13 @@ static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int fir
 		lb_entries_free(&nl);
 }
 
+static void save_env(void *arg, const struct lb_grub_save *s)
+{
+	(void)arg;
+	lb_grubenv_apply(s, stdout);
+	fflush(stdout);
+}
+
 /* The built-in policy, made stricter by lboot.verify=; one line says it. */
 static void policy_setup(const struct lb_boot_opts *o)
 {
@@ -545,7 +553,11 @@ int lb_boot_run(const struct lb_boot_opts *o)
 	policy_setup(o);
 	measure_setup(o);
 	net_setup();
+	/* GRUB's save_env (next_entry after grub-reboot): written as GRUB
+	 * would, but not by a dry run */
+	lb_scan_set_save(o->dry_run ? NULL : save_env, NULL);
 	r = boot_run(o);
+	lb_scan_set_save(NULL, NULL);
 	net_release();
 	if (tpm_on)
 		lb_measure_close(&tpm);

@@ -170,6 +170,22 @@ static struct {
 	int overflow;
 } rd;
 
+static lb_scan_save_fn save_fn;
+static void *save_arg;
+
+void lb_scan_set_save(lb_scan_save_fn fn, void *arg)
+{
+	save_fn = fn;
+	save_arg = arg;
+}
+
+static void saves_done(struct lb_grub_info *info)
+{
+	for (size_t i = 0; save_fn && i < info->n_save; i++)
+		save_fn(save_arg, &info->save[i]);
+	lb_grub_info_free(info);
+}
+
 void lb_scan_set_check(lb_scan_check_fn fn, void *arg)
 {
 	rd.fn = fn;
@@ -326,6 +342,7 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 		reads_start();
 		rg = lb_grub_parse(all, fs, grub_cfg, &gg, &info);
 		reads_apply(&gg);
+		saves_done(&info);
 	}
 	if (grub_cfg && rg == -ENOMEM) {
 		lb_entries_free(&gg);
@@ -367,6 +384,7 @@ int lb_scan_fs(const struct lb_fsset *all, const struct lb_fs *fs,
 				reads_start();
 				r = lb_grub_parse(all, fs, path, &g, &info);
 				reads_apply(&g);
+				saves_done(&info);
 				blscfg |= info.ran_blscfg;
 				if ((r = group_done(out, &g, r, path))) {
 					lb_fs_list_free(names, n);

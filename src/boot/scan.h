@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "entry.h"
+#include "grub.h"
 #include "fs.h"
 
 /*
@@ -38,5 +39,11 @@ int lb_scan(const struct lb_fsset *all, struct lb_entries *out);
 typedef int (*lb_scan_check_fn)(void *arg, const struct lb_fs *fs,
 				const char *path, const uint8_t *buf, size_t len);
 void lb_scan_set_check(lb_scan_check_fn fn, void *arg);
+
+/* GRUB's save_env (grub.h): called after each GRUB config's evaluation with
+ * the environment writes it made (the boot flow writes them: grubenv.c; a
+ * host listing does not). NULL turns it off. */
+typedef void (*lb_scan_save_fn)(void *arg, const struct lb_grub_save *s);
+void lb_scan_set_save(lb_scan_save_fn fn, void *arg);
 
 #endif

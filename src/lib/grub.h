@@ -10,9 +10,28 @@
 #include "fs.h"
 
 /* What evaluating a config did besides making entries. */
+#define LB_GRUB_MAX_SAVES 16
+
+/* A `save_env [-f FILE] VAR...` the config ran: GRUB writes these into its
+ * environment block while it evaluates grub.cfg (Debian's and RHEL's
+ * configs clear next_entry this way after grub-reboot). The interpreter
+ * only records them; the boot flow writes them (src/boot/grubenv.c). */
+struct lb_grub_save {
+	const struct lb_fs *fs;     /* where the environment block is */
+	char path[256];
+	size_t n;
+	char *name[LB_GRUB_MAX_SAVES], *value[LB_GRUB_MAX_SAVES];
+};
+
 struct lb_grub_info {
 	int ran_blscfg; /* the `blscfg` command ran (it lists the BLS entries) */
+	/* the last save_env of each environment file, in order (malloc'd
+	 * strings; lb_grub_info_free) */
+	struct lb_grub_save save[4];
+	size_t n_save;
 };
+
+void lb_grub_info_free(struct lb_grub_info *info);
 
 /*
  * Evaluate the GRUB config at `path` inside filesystem `fs` (the one GRUB's

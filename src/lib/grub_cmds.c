@@ -252,6 +252,78 @@ static int cmd_load_env(struct interp *ip, char **a, size_t n)
 	return r;
 }
 
+/* save_env [-f FILE] VAR...: recorded with the values the variables have
+ * now (unset: empty), for the boot flow to write; the last save of a
+ * variable to a file wins, as the file would hold it. */
+static int cmd_save_env(struct interp *ip, char **a, size_t n)
+{
+	struct lb_grub_save *sv = NULL;
+	const char *file = NULL;
+	char *deffile = NULL;
+	struct gpath g;
+	size_t i;
+
+	if (!ip->info)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((!strcmp(a[i], "-f") || !strcmp(a[i], "--file")) && i + 1 < n)
+			file = a[++i];
+		else if (!strncmp(a[i], "--file=", 7))
+			file = a[i] + 7;
+		else
+			break;
+	}
+	if (!file) {
+		const char *prefix = g_getvar(ip, "prefix");
+
+		if (!prefix || asprintf(&deffile, "%s/grubenv", prefix) < 0)
+			return 1;
+		file = deffile;
+	}
+	if (g_resolve_path(ip, file, &g) || !g.fs || strlen(g.path) >= sizeof(sv->path)) {
+		free(deffile);
+		return 1;
+	}
+	free(deffile);
+	for (size_t k = 0; k < ip->info->n_save && !sv; k++)
+		if (ip->info->save[k].fs == g.fs && !strcmp(ip->info->save[k].path, g.path))
+			sv = &ip->info->save[k];
+	if (!sv) {
+		if (ip->info->n_save >= sizeof(ip->info->save) / sizeof(ip->info->save[0]))
+			return 1;
+		sv = &ip->info->save[ip->info->n_save++];
+		sv->fs = g.fs;
+		memcpy(sv->path, g.path, strlen(g.path) + 1);
+	}
+	for (; i < n; i++) {
+		const char *v = g_getvar(ip, a[i]);
+		size_t k;
+		char *nv;
+
+		if (!g_valid_name(a[i]))
+			continue;
+		for (k = 0; k < sv->n && strcmp(sv->name[k], a[i]); k++)
+			;
+		if (k == sv->n) {
+			if (sv->n >= LB_GRUB_MAX_SAVES || !(sv->name[k] = strdup(a[i])))
+				return 1;
+			sv->value[k] = NULL;
+			sv->n++;
+		}
+		if (!(nv = strdup(v ? v : "")))
+			return 1;
+		free(sv->value[k]);
+		sv->value[k] = nv;
+	}
+	return 0;
+}
+
+static int c_save_env(struct interp *ip, struct node *nd, char **a, size_t n)
+{
+	(void)nd;
+	return cmd_save_env(ip, a, n);
+}
+
 /* --- search / probe --- */
 
 static int cmd_search(struct interp *ip, char **a, size_t n, int mode)
@@ -1199,7 +1271,7 @@ static const struct g_cmd cmds[] = {
 	{ "rescue", c_true },
 	{ "return", c_flow },
 	{ "rmmod", c_true },
-	{ "save_env", c_true },
+	{ "save_env", c_save_env },
 	{ "savedefault", c_true },
 	{ "search", c_search },
 	{ "search.file", c_search_file },

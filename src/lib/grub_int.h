@@ -232,6 +232,7 @@ struct interp {
 	int warned_budget, warned_work;
 	int ran_blscfg;
 	size_t nmsgs;
+	struct lb_grub_info *info; /* gets save_env writes; may be NULL */
 };
 
 struct gpath {

@@ -293,6 +293,7 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 	ip.out = &res;
 	ip.cur = &ip.top;
 	ip.pos = &main_pos;
+	ip.info = info;
 	if (!(ip.env = calloc(1, sizeof(*ip.env))))
 		return -ENOMEM;
 	/* what GRUB's core and normal mode define before grub.cfg runs */
@@ -374,6 +375,18 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 		r = lb_entries_append(out, &res);
 	lb_entries_free(&res);
 	return r;
+}
+
+void lb_grub_info_free(struct lb_grub_info *info)
+{
+	if (!info)
+		return;
+	for (size_t i = 0; i < info->n_save; i++)
+		for (size_t k = 0; k < info->save[i].n; k++) {
+			free(info->save[i].name[k]);
+			free(info->save[i].value[k]);
+		}
+	memset(info, 0, sizeof(*info));
 }
 
 int lb_grub_parse_buf(const struct lb_fsset *all, const struct lb_fs *fs,

@@ -844,7 +844,7 @@ int main(void)
 	}
 
 	TEST("grub reports whether the config ran blscfg") {
-		struct lb_grub_info info = { 1 };
+		struct lb_grub_info info = { .ran_blscfg = 1 };
 
 		/* the ESP stub's configfile runs the /boot config that runs it */
 		fsset("fedora39", fed, 1);
@@ -861,6 +861,7 @@ int main(void)
 		info.ran_blscfg = 1;
 		CHECK_INT(lb_grub_parse(&S, &S.v[0], "/nope.cfg", &L, &info), -ENOENT);
 		CHECK_INT(info.ran_blscfg, 0);
+		lb_grub_info_free(&info);
 	}
 	TEST("grub step budget: a script that loops stops after 20000 commands a phase") {
 		/* nested loops would run 30 x 1000 x 2 commands: the budget
