@@ -40,7 +40,8 @@ void lb_grub_info_free(struct lb_grub_info *info);
  * resulting entries to `out` (kernel paths inside the entry's `fs`), marks
  * the one GRUB would boot by default, sets out->timeout when the config does,
  * and adds a message "file:line: reason" for anything skipped. `info`
- * (may be NULL) gets what the config did. Returns 0, or a negative errno
+ * (may be NULL; zeroed, or from an earlier call: its saves are freed)
+ * gets what the config did. Returns 0, or a negative errno
  * when the config itself cannot be read.
  */
 int lb_grub_parse(const struct lb_fsset *all, const struct lb_fs *fs,

@@ -408,8 +408,7 @@ int lb_grub_parse(const struct lb_fsset *all, const struct lb_fs *fs,
 	size_t len;
 	int r;
 
-	if (info)
-		memset(info, 0, sizeof(*info));
+	lb_grub_info_free(info); /* zeroed or from an earlier call */
 	if (!fs || !path || !out)
 		return -EINVAL;
 	r = lb_fs_read(fs, path, LB_FS_MAX_CONFIG, &buf, &len);
