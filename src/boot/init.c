@@ -27,6 +27,7 @@
 #include "grubenv.h"
 #include "netio.h"
 #include "tls.h"
+#include "watchdog.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -34,6 +35,7 @@ void lb_boot_opts_init(struct lb_boot_opts *o)
 	o->timeout = -1;
 	o->wait = LB_DEFAULT_WAIT;
 	o->settle_ms = 0; /* by the hardware: see lb_discover_wait */
+	lb_unattended_init(&o->unattended);
 }
 
 static int parse_secs(const char *v, int *out)
@@ -148,6 +150,8 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			}
 		} else if (!strcmp(tok, "lboot.debug") || !strcmp(tok, "lboot.debug=1")) {
 			o->debug = 1;
+			n++;
+		} else if (lb_unattended_parse(tok, &o->unattended) > 0) {
 			n++;
 		}
 	}
@@ -395,7 +399,9 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	if (!r) {
 		if (o->dry_run)
 			return 0;
+		lb_watchdog_handover(o->unattended.handover, stdout);
 		r = lb_kexec_exec();
+		lb_watchdog_resume(stdout);
 		snprintf(why, sizeof(why), "reboot(KEXEC): %s", strerror(-r));
 	}
 	say("lboot: boot failed: %s (%s): %s\n", e->title ? e->title : "?",
@@ -570,10 +576,59 @@ int lb_boot_run(const struct lb_boot_opts *o)
 	return r;
 }
 
+/*
+ * Nothing to boot (no entry, or every entry failed): one line for this
+ * round, and the menu waits for the round's backoff before the rescan
+ * (m->first_wait). After lboot.giveup seconds without a key: reboot.
+ * At the recovery prompt (nothing scanned: a boot process died) no
+ * rescans: the wait lasts until lboot.giveup, then the reboot.
+ * Returns 0 to wait and rescan, 1 when the caller should stop (not PID 1,
+ * or a dry run: nobody to reboot for).
+ */
+static int nothing_round(const struct lb_boot_opts *o, long since_ms, unsigned round,
+			 int recovery, struct lb_menu *m)
+{
+	int giveup = o->unattended.giveup, delay = lb_rescan_delay(round), r;
+	long left = giveup * 1000L - (lb_progress_now_ms() - since_ms);
+
+	if (lb_giveup_due(giveup, since_ms, lb_progress_now_ms())) {
+		say("lboot: nothing to boot for %d s and nobody at the console (lboot.giveup=%d): rebooting\n",
+		    giveup, giveup);
+		if (o->dry_run || !o->pid1) {
+			say("lboot: %s: not rebooting\n", o->dry_run ? "dry run" : "not PID 1");
+			return 1;
+		}
+		r = lb_reboot(LB_LINUX_REBOOT_CMD_RESTART);
+		say("lboot: reboot failed: %s\n", strerror(-r));
+	}
+	if (giveup > 0 && left > 0 && (recovery || left < delay * 1000L))
+		delay = (int)((left + 999) / 1000);
+	if (recovery) {
+		if (giveup > 0)
+			say("lboot: recovery prompt: rebooting in %d s unless someone types (lboot.giveup=%d)\n",
+			    delay, giveup);
+		m->first_wait = giveup > 0 ? delay : 0;
+		return 0;
+	}
+	if (giveup > 0)
+		say("lboot: nothing to boot (round %u): rescanning in %d s; rebooting in %ld s unless someone types (lboot.giveup=%d)\n",
+		    round + 1, delay, left > 0 ? (left + 999) / 1000 : 0, giveup);
+	else
+		say("lboot: nothing to boot (round %u): rescanning in %d s (lboot.giveup=0: never rebooting)\n",
+		    round + 1, delay);
+	m->first_wait = delay;
+	return 0;
+}
+
 static int boot_run(const struct lb_boot_opts *o)
 {
-	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh" };
+	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh",
+			     .idle = o->unattended.idle };
 	int interactive = o->recovery || o->interactive, scan = !o->recovery, first = 1;
+	/* a recovery prompt starts its own clock: the user may have been typing */
+	long since_ms = o->start_ms && !o->recovery ? o->start_ms : lb_progress_now_ms();
+	unsigned round = 0;
+	int scanned = 0;
 
 	if (vb.pol.mode == LB_VERIFY_ENFORCE) {
 		if (!vb.pol.allow_edit)
@@ -590,9 +645,10 @@ static int boot_run(const struct lb_boot_opts *o)
 		struct lb_entries l = LB_ENTRIES_INIT;
 		struct lb_fsset set = { 0 };
 		size_t ndev = 0;
-		int timeout, r, rescan = 0;
+		int timeout, r, rescan = 0, nothing = 0, by_hand = 0;
 
 		if (scan) {
+			scanned = 1;
 			say("lboot: looking for block devices (up to %d s)\n",
 			    first ? o->wait : 1);
 			/* the device wait has its own bound: lboot.wait */
@@ -636,10 +692,16 @@ static int boot_run(const struct lb_boot_opts *o)
 			if (!try_all(o, &set, &l) && o->dry_run)
 				goto done_ok;
 			timeout = -1;
+			nothing = 1; /* every entry failed */
 		}
+		if (!l.n)
+			nothing = 1;
 		while (!rescan) {
 			struct lb_menu_result res;
 
+			m.first_wait = 0;
+			if (nothing && nothing_round(o, since_ms, round, !scanned, &m))
+				goto done_fail;
 			lb_progress(LB_PHASE_MENU, NULL);
 			m.refused = vb.refused;
 			m.n_refused = vb.n_refused;
@@ -649,12 +711,22 @@ static int boot_run(const struct lb_boot_opts *o)
 				continue;
 			}
 			timeout = -1;
+			if (res.last_key_ms) { /* someone is there: giving up starts over */
+				since_ms = res.last_key_ms;
+				round = 0;
+			}
 			if (res.action != LB_MENU_AUTO)
 				lb_progress_interactive();
 			switch (res.action) {
 			case LB_MENU_AUTO:
+				if (nothing || !l.n) { /* the round's wait is over */
+					round++;
+					rescan = scanned;
+					break;
+				}
 				if (!try_all(o, &set, &l) && o->dry_run)
 					goto done_ok;
+				nothing = 1;
 				break;
 			case LB_MENU_BOOT:
 				r = res.index < l.n ? try_entry(o, &set, &l, &l.v[res.index], res.cmdline) : -EINVAL;
@@ -663,7 +735,7 @@ static int boot_run(const struct lb_boot_opts *o)
 					goto done_ok;
 				break;
 			case LB_MENU_RESCAN:
-				rescan = 1;
+				rescan = by_hand = 1;
 				break;
 			case LB_MENU_REBOOT:
 			case LB_MENU_POWEROFF:
@@ -690,7 +762,8 @@ static int boot_run(const struct lb_boot_opts *o)
 				break;
 			}
 		}
-		interactive = 1;
+		if (by_hand)
+			interactive = 1;
 		refused_clear();
 		lb_entries_free(&l);
 		lb_discover_release(&set);
@@ -700,6 +773,11 @@ done_ok:
 		lb_entries_free(&l);
 		lb_discover_release(&set);
 		return 0;
+done_fail:
+		refused_clear();
+		lb_entries_free(&l);
+		lb_discover_release(&set);
+		return 1;
 	}
 }
 
@@ -753,6 +831,21 @@ static void read_cmdline(struct lb_boot_opts *o)
 	lb_boot_parse_cmdline(buf, o);
 }
 
+/* lboot.fault_hang=pid1 (PID 1 stops) or pid1-exit (PID 1 exits: the
+ * kernel panics), 2 s after the boot process started: tests of the
+ * hardware watchdog (tests/e2e/watchdog.sh) */
+static int fault_pid1;
+
+static void fault_pid1_now(void)
+{
+	say("\nlboot: fault injection: PID 1 %s\n",
+	    fault_pid1 == 2 ? "exits" : "stops (nothing feeds the watchdog now)");
+	if (fault_pid1 == 2)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
 int lb_supervise_once(const struct lb_boot_opts *o,
 		      int (*run)(const struct lb_boot_opts *o),
 		      struct lb_child_end *end)
@@ -781,11 +874,15 @@ int lb_supervise_once(const struct lb_boot_opts *o,
 		_exit(1);
 	}
 	lb_watch_init(&w, lb_progress_now_ms());
-	for (;;) {
+	for (long started = lb_progress_now_ms();;) {
 		struct timespec ts;
-		long wait = -1;
+		long wait = -1, now = lb_progress_now_ms();
 		pid_t x;
 		int st;
+
+		lb_watchdog_feed(now);
+		if (fault_pid1 && getpid() == 1 && now - started > 2000)
+			fault_pid1_now();
 
 		/* reap every child (PID 1 inherits orphans), note ours */
 		while ((x = waitpid(-1, &st, WNOHANG)) > 0)
@@ -849,10 +946,17 @@ void lb_init_main(void)
 	lb_boot_opts_init(&o);
 	read_cmdline(&o);
 	o.pid1 = 1;
+	o.start_ms = lb_progress_now_ms();
+	if (o.unattended.watchdog)
+		lb_watchdog_arm(o.unattended.watchdog, stdout);
 	if (o.debug)
-		say("lboot: timeout=%d wait=%d default=%s\n", o.timeout, o.wait,
-		    o.default_sel[0] ? o.default_sel : "-");
-	if (lb_progress_configure(-1, o.fault_hang))
+		say("lboot: timeout=%d wait=%d default=%s idle=%d giveup=%d\n", o.timeout,
+		    o.wait, o.default_sel[0] ? o.default_sel : "-", o.unattended.idle,
+		    o.unattended.giveup);
+	if (!strcmp(o.fault_hang, "pid1") || !strcmp(o.fault_hang, "pid1-exit")) {
+		fault_pid1 = o.fault_hang[4] ? 2 : 1;
+		say("lboot: fault injection: PID 1 will %s\n", fault_pid1 == 2 ? "exit" : "hang");
+	} else if (lb_progress_configure(-1, o.fault_hang))
 		say("lboot: lboot.fault_hang=%s: no such phase\n", o.fault_hang);
 	else if (o.fault_hang[0])
 		say("lboot: fault injection: the boot process will hang at %s\n",

@@ -4,6 +4,7 @@
 #define LB_INIT_H
 
 #include "entry.h"
+#include "unattended.h"
 
 #ifndef LB_VERSION
 #define LB_VERSION "0.1"
@@ -33,6 +34,8 @@ struct lb_boot_opts {
 	char tpm[16];        /* lboot.tpm=require: refuse to boot without a TPM */
 	char measure[8];     /* lboot.measure=0|1: off / say when no TPM ("": when one exists) */
 	const char *policy_root; /* where etc/lboot/policy is looked for ("/") */
+	struct lb_unattended_opts unattended; /* lboot.idle/giveup/watchdog (unattended.h) */
+	long start_ms;       /* giving up counts from here (CLOCK_MONOTONIC ms; 0: run start) */
 };
 
 /* Defaults: timeout -1, wait LB_DEFAULT_WAIT. */

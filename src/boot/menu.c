@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "keys.h"
 #include "kexec.h"
 #include "menu.h"
 
@@ -40,7 +42,8 @@ static void apply_raw(struct term *t)
 	struct termios r = t->saved;
 
 	r.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | ISIG | IEXTEN);
-	r.c_iflag &= ~(tcflag_t)(ICRNL | INLCR | IGNCR | IXON | ISTRIP);
+	r.c_iflag &= ~(tcflag_t)(ICRNL | INLCR | IGNCR | IXON | ISTRIP | BRKINT | PARMRK);
+	r.c_iflag |= IGNBRK; /* a BREAK is not a key (nor a SIGINT) */
 	r.c_oflag |= OPOST | ONLCR;
 	r.c_cc[VMIN] = 1;
 	r.c_cc[VTIME] = 0;
@@ -77,57 +80,112 @@ static void term_sane(struct term *t)
 	tcsetattr(t->fd, TCSANOW, &c);
 }
 
-/* One byte, or KEY_TIMEOUT after ms (ms < 0: wait forever), or KEY_EOF. */
-static int getkey(int fd, int ms)
+/* Console input through the key decoder (src/lib/keys.h): noise is
+ * counted and skipped, escape sequences come as one KEY_OTHER. */
+#define KEY_OTHER 0x100 /* Escape, Alt-x, arrows, function keys */
+#define KEY_GAP_MS 100  /* no byte for this long ends a sequence */
+
+struct reader {
+	int fd;
+	struct lb_keydec d;
+	long last_ms;       /* when the last byte came */
+	unsigned noise;
+};
+
+static long now_ms(void)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void reader_init(struct reader *r, int fd)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	lb_key_init(&r->d);
+}
+
+/* an event as the menu sees it, or -3 for noise */
+static int key_code(struct reader *r, const struct lb_key *k)
+{
+	switch (k->kind) {
+	case LB_KEY_CHAR:
+		return k->code;
+	case LB_KEY_ENTER:
+		return '\r';
+	case LB_KEY_ESC:
+	case LB_KEY_ALT:
+	case LB_KEY_SPECIAL:
+		return KEY_OTHER;
+	default:
+		r->noise += (unsigned)k->n;
+		return -3;
+	}
+}
+
+/* The next key, KEY_TIMEOUT once deadline_ms (CLOCK_MONOTONIC ms; < 0:
+ * none) has passed, or KEY_EOF. */
+static int nextkey(struct reader *r, long deadline_ms)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	struct lb_key k;
 	unsigned char c;
 
 	for (;;) {
-		int r = poll(&p, 1, ms);
-		if (r < 0) {
+		long now = now_ms(), wait = deadline_ms < 0 ? -1 : deadline_ms - now;
+		int busy = lb_key_busy(&r->d), v;
+
+		if (wait < 0 && deadline_ms >= 0)
+			wait = 0;
+		if (!wait && !busy)
+			return KEY_TIMEOUT;
+		if (busy && (wait < 0 || wait > KEY_GAP_MS))
+			wait = KEY_GAP_MS;
+		int n = poll(&p, 1, (int)wait);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return KEY_EOF;
 		}
-		if (!r)
-			return KEY_TIMEOUT;
-		ssize_t n = read(fd, &c, 1);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		if (!n) {
+			if (busy && lb_key_flush(&r->d, &k) && (v = key_code(r, &k)) != -3)
+				return v;
 			continue;
-		if (n <= 0)
+		}
+		ssize_t got = read(r->fd, &c, 1);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got <= 0)
 			return KEY_EOF;
-		return c;
+		now = now_ms();
+		if (r->last_ms && now - r->last_ms > KEY_GAP_MS && lb_key_flush(&r->d, &k))
+			key_code(r, &k); /* a sequence cut by a pause: its noise counted */
+		r->last_ms = now;
+		if (lb_key_feed(&r->d, c, &k) && (v = key_code(r, &k)) != -3)
+			return v;
 	}
 }
 
-/* swallow the rest of an escape sequence (arrow keys ...) */
-static void skip_escape(int fd)
-{
-	int c = getkey(fd, 50);
-
-	if (c != '[' && c != 'O')
-		return;
-	for (int i = 0; i < 8; i++) {
-		c = getkey(fd, 50);
-		if (c < 0 || (c >= 0x40 && c <= 0x7e))
-			return;
-	}
-}
-
-/* Read a line with echo, backspace, ^U (clear) and ^C (cancel: -ECANCELED).
- * `first` is an already typed key or -1. */
-static int read_line(const struct lb_menu *m, char *buf, size_t sz, int first)
+/* Read a line with echo, backspace, ^U (clear) and ^C (cancel: -ECANCELED);
+ * -ETIMEDOUT after m->idle seconds without a key (when set). `first` is an
+ * already typed key or -1. */
+static int read_line(const struct lb_menu *m, struct reader *rd, char *buf,
+		     size_t sz, int first)
 {
 	size_t n = 0;
 
 	buf[0] = 0;
 	for (;;) {
-		int c = first >= 0 ? first : getkey(m->in, -1);
+		int c = first >= 0 ? first :
+			nextkey(rd, m->idle > 0 ? now_ms() + m->idle * 1000L : -1);
 
 		first = -1;
 		if (c == KEY_EOF)
 			return -EPIPE;
+		if (c == KEY_TIMEOUT)
+			return -ETIMEDOUT;
 		if (c == '\r' || c == '\n') {
 			out(m, "\n");
 			buf[n] = 0;
@@ -151,11 +209,7 @@ static int read_line(const struct lb_menu *m, char *buf, size_t sz, int first)
 			}
 			continue;
 		}
-		if (c == 0x1b) {
-			skip_escape(m->in);
-			continue;
-		}
-		if (c < 0x20 || n + 1 >= sz)
+		if (c < 0x20 || c > 0x7e || n + 1 >= sz)
 			continue;
 		buf[n++] = (char)c;
 		out(m, "%c", c);
@@ -257,9 +311,10 @@ static void run_shell(const struct lb_menu *m, struct term *t)
 		apply_raw(t);
 }
 
-/* Edit the command line of entry idx; fills res. 0, or -ECANCELED/-EPIPE. */
-static int edit(const struct lb_menu *m, const struct lb_entries *l, size_t idx,
-		struct lb_menu_result *res)
+/* Edit the command line of entry idx; fills res. 0, or
+ * -ECANCELED/-EPIPE/-ETIMEDOUT. */
+static int edit(const struct lb_menu *m, struct reader *rd,
+		const struct lb_entries *l, size_t idx, struct lb_menu_result *res)
 {
 	const struct lb_entry *e = &l->v[idx];
 	char *line = malloc(LINE_MAX_);
@@ -273,7 +328,7 @@ static int edit(const struct lb_menu *m, const struct lb_entries *l, size_t idx,
 	    e->type == LB_ENTRY_UKI && !e->cmdline ? "(the UKI's built-in .cmdline)" :
 	    e->cmdline ? e->cmdline : "");
 	out(m, "new (empty keeps it, ^C cancels)> ");
-	r = read_line(m, line, LINE_MAX_, -1);
+	r = read_line(m, rd, line, LINE_MAX_, -1);
 	if (r) {
 		free(line);
 		return r;
@@ -295,10 +350,12 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 	size_t cap = l->n ? l->n : 1, k;
 	size_t *vis = malloc(cap * sizeof(*vis));
 	long d = default_index(l);
-	int shell = have_shell(m) && !m->no_shell, pending = -1, r = 0;
+	int shell = have_shell(m) && !m->no_shell, pending = -1, r = 0, typed = 0;
 	char num[16];
 	size_t nn = 0;
 	struct term t;
+	struct reader rd;
+	long last;
 
 	if (!vis)
 		return -ENOMEM;
@@ -307,36 +364,72 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 	term_raw(&t, m->in);
 	show(m, l, set, vis, k, shell);
 
+	reader_init(&rd, m->in);
 	if (timeout > 0 && d >= 0) {
 		const char *title = l->v[d].title ? l->v[d].title : "?";
-		for (int s = timeout; s > 0; s--) {
-			out(m, "\rlboot: booting '%s' in %d s, press any key to stop ", title, s);
-			pending = getkey(m->in, 1000);
+		long end = now_ms() + timeout * 1000L;
+		int shown = -1;
+
+		for (;;) {
+			long left = end - now_ms();
+			int s;
+
+			if (left <= 0) {
+				pending = KEY_TIMEOUT;
+				break;
+			}
+			s = (int)((left + 999) / 1000);
+			if (s != shown)
+				out(m, "\rlboot: booting '%s' in %d s, press any key to stop ", title, s);
+			shown = s;
+			/* to the next whole second, whatever noise comes meanwhile */
+			pending = nextkey(&rd, end - (s - 1) * 1000L);
 			if (pending != KEY_TIMEOUT)
 				break;
 		}
 		out(m, "\n");
-		/* no input can come (closed): as good as a countdown expiring */
-		if (pending == KEY_TIMEOUT || pending == KEY_EOF) {
+		if (rd.noise)
+			out(m, "lboot: %u byte%s on the console ignored: not keys\n", rd.noise,
+			    rd.noise == 1 ? "" : "s");
+		if (pending >= 0)
+			res->last_key_ms = now_ms();
+		/* no input can come (closed): as good as a countdown expiring;
+		 * Enter boots the default now (CR LF counts once, keys.h) */
+		if (pending == KEY_TIMEOUT || pending == KEY_EOF || pending == '\r') {
 			res->action = LB_MENU_AUTO;
 			res->index = (size_t)d;
 			goto done;
 		}
-		/* the key that stopped the countdown is used as input, except a
-		 * stray Enter which would boot the default the user just stopped */
-		if (pending == '\r' || pending == '\n')
+		/* the key that stopped the countdown is used as input */
+		typed = 1;
+		if (pending == KEY_OTHER)
 			pending = -1;
 	}
 
 	out(m, "lboot> ");
+	last = now_ms();
 	for (;;) {
-		int c = pending >= 0 ? pending : getkey(m->in, -1);
+		int bound = !typed && m->first_wait > 0 ? m->first_wait : m->idle;
+		int c = pending >= 0 ? pending :
+			nextkey(&rd, bound > 0 ? last + bound * 1000L : -1);
 
 		pending = -1;
 		if (c == KEY_EOF) {
 			res->action = LB_MENU_EOF;
 			break;
 		}
+		if (c == KEY_TIMEOUT) {
+			if (typed)
+				out(m, "\nlboot: no input for %d s (lboot.idle)\n", bound);
+			else
+				out(m, "\n");
+			res->action = LB_MENU_AUTO;
+			res->index = d >= 0 ? (size_t)d : 0;
+			res->idle = 1;
+			break;
+		}
+		typed = 1;
+		last = res->last_key_ms = now_ms();
 		if (c >= '0' && c <= '9') {
 			if (nn + 1 < sizeof(num)) {
 				num[nn++] = (char)c;
@@ -349,10 +442,6 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 				nn--;
 				out(m, "\b \b");
 			}
-			continue;
-		}
-		if (c == 0x1b) {
-			skip_escape(m->in);
 			continue;
 		}
 		if (c == 3 || c == 0x15) {
@@ -378,7 +467,17 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 				continue;
 			}
 			if (c == 'e') {
-				r = edit(m, l, (size_t)sel, res);
+				r = edit(m, &rd, l, (size_t)sel, res);
+				if (r != -ETIMEDOUT)
+					res->last_key_ms = now_ms();
+				if (r == -ETIMEDOUT) {
+					out(m, "\nlboot: no input for %d s (lboot.idle)\n", m->idle);
+					res->action = LB_MENU_AUTO;
+					res->index = (size_t)d;
+					res->idle = 1;
+					r = 0;
+					break;
+				}
 				if (r == -ECANCELED || r == -EPIPE) {
 					if (r == -EPIPE) {
 						res->action = LB_MENU_EOF;
@@ -402,8 +501,10 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 			if (m->no_shell)
 				out(m, "\nlboot: shell refused: %s\n", m->no_shell);
 			/* else: have_shell() was false */
-			else if (shell)
+			else if (shell) {
 				run_shell(m, &t);
+				last = now_ms();
+			}
 			else
 				out(m, "\nlboot: no shell in this image\n");
 			show(m, l, set, vis, k, shell);
@@ -431,6 +532,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 		}
 	}
 done:
+	res->noise = rd.noise;
 	term_restore(&t);
 	free(vis);
 	return r;

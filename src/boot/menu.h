@@ -9,7 +9,8 @@
 
 enum lb_menu_action {
 	LB_MENU_BOOT = 0,  /* boot entry `index` (with `cmdline` when set) */
-	LB_MENU_AUTO,      /* the countdown expired: boot the default, fall back */
+	LB_MENU_AUTO,      /* the countdown expired (or Enter during it), or no
+			    * input for the idle bound: boot the default, fall back */
 	LB_MENU_RESCAN,
 	LB_MENU_REBOOT,
 	LB_MENU_POWEROFF,
@@ -20,6 +21,9 @@ struct lb_menu_result {
 	enum lb_menu_action action;
 	size_t index;      /* LB_MENU_BOOT: index into the entry list */
 	char *cmdline;     /* edited command line (malloc'd) or NULL */
+	long last_key_ms;  /* CLOCK_MONOTONIC ms of the last key read, 0: none */
+	int idle;          /* LB_MENU_AUTO because nobody typed for a bound */
+	unsigned noise;    /* bytes read that were not keys (src/lib/keys.h) */
 };
 
 struct lb_menu {
@@ -31,12 +35,19 @@ struct lb_menu {
 	 * this round; the menu shows it under the entry. */
 	char *const *refused;
 	size_t n_refused;
+	/* Bounds on waiting at the prompt (seconds, 0: none): first_wait
+	 * until the first key of this call (when set), then idle after each
+	 * key. Expiry returns LB_MENU_AUTO with idle = 1. */
+	int first_wait, idle;
 };
 
 /*
  * Show the entries (numbered from 1, title and device, the default marked)
  * and wait for a choice. timeout > 0: count down and return LB_MENU_AUTO
- * when it expires; any key stops it. timeout < 0: wait without limit.
+ * when it expires or on Enter; any other key stops it, bytes that are not
+ * keys (keys.h: NUL/BREAK, XON/XOFF, terminal answers, bytes >= 0x80) do
+ * not. timeout < 0: no countdown; the prompt waits as long as
+ * first_wait / idle allow.
  * The caller handles timeout 0 (boot at once, no input read). Keys:
  * digits+Enter boot that entry; Enter boots the default; 'e' (optionally
  * after digits) edits that entry's command line for one boot; 's' runs a

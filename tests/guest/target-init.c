@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
@@ -84,6 +85,14 @@ int main(void)
 	}
 	if (strstr(buf_cmdline, "lboot-test.tpm"))
 		dump_tpm();
+	/* "lboot-test.hold=S": stay up S seconds first (tests/e2e/watchdog.sh:
+	 * a watchdog left armed by lboot resets the machine meanwhile) */
+	const char *hold = strstr(buf_cmdline, "lboot-test.hold=");
+	if (hold) {
+		unsigned s = (unsigned)atoi(hold + 16);
+		dprintf(1, "lboot-target: holding %u s\n", s);
+		sleep(s > 3600 ? 3600 : s);
+	}
 	dprintf(1, "lboot-target: powering off\n");
 	sync();
 	reboot(RB_POWER_OFF);
