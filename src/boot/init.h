@@ -28,6 +28,7 @@ struct lb_boot_opts {
 	char verify[16];     /* lboot.verify=: only stricter than the built-in policy */
 	char measure[8];     /* lboot.measure=0|1: off / say when no TPM ("": when one exists) */
 	const char *policy_root; /* where etc/lboot/policy is looked for ("/") */
+	int kexec_mode;      /* lboot.kexec=file|load|auto (kexecload.h), 0 auto */
 };
 
 /* Defaults: timeout -1, wait LB_DEFAULT_WAIT. */

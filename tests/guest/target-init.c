@@ -4,6 +4,7 @@
  * command line it was given, then powers the machine off.
  * Built static with musl-gcc; runs under Debian's own kernel.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +57,52 @@ static void dump_tpm(void)
 		}
 }
 
+/* "lboot-test.acpi" on the command line (tests/e2e/kexec-load.sh): what
+ * the boot loader handed over besides the command line: the root the
+ * target runs from (its initrd), ACPI tables, EFI (and whether efivarfs
+ * reads: runtime services), the framebuffer (/proc/fb) */
+static void dump_handover(void)
+{
+	char b[512];
+	ssize_t n;
+	int fd, nvars = -1;
+
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	fd = open("/proc/mounts", O_RDONLY);
+	if (fd >= 0 && (n = read(fd, b, sizeof(b) - 1)) > 0) {
+		b[n] = 0;
+		b[strcspn(b, "\n")] = 0;
+		dprintf(1, "lboot-target: root: %s\n", b);
+	}
+	if (fd >= 0)
+		close(fd);
+	dprintf(1, "lboot-target: acpi: %s\n",
+		access("/sys/firmware/acpi/tables/DSDT", F_OK) ? "no" : "yes");
+	dprintf(1, "lboot-target: efi: %s\n", access("/sys/firmware/efi", F_OK) ? "no" : "yes");
+	if (!access("/sys/firmware/efi", F_OK) &&
+	    !mount("efivarfs", "/sys/firmware/efi/efivars", "efivarfs", 0, NULL)) {
+		DIR *d = opendir("/sys/firmware/efi/efivars");
+		struct dirent *de;
+
+		nvars = 0;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				nvars++;
+		if (d)
+			closedir(d);
+	}
+	dprintf(1, "lboot-target: efivars: %d\n", nvars);
+	fd = open("/proc/fb", O_RDONLY);
+	n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		n = 0;
+	b[n] = 0;
+	b[strcspn(b, "\n")] = 0;
+	dprintf(1, "lboot-target: fb: %s\n", n ? b : "none");
+}
+
 int main(void)
 {
 	char buf[4096];
@@ -84,6 +131,8 @@ int main(void)
 	}
 	if (strstr(buf_cmdline, "lboot-test.tpm"))
 		dump_tpm();
+	if (strstr(buf_cmdline, "lboot-test.acpi"))
+		dump_handover();
 	dprintf(1, "lboot-target: powering off\n");
 	sync();
 	reboot(RB_POWER_OFF);
