@@ -1,16 +1,21 @@
 #!/bin/bash
 # Issue 12, the kexec fast path: lboot.kexec=load boots the target with
 # kexec_load(2), lboot's own layout and trampoline (src/boot/kexecload.c),
-# no purgatory. The target (tests/guest/target-init.c, "lboot-test.acpi")
-# prints its command line, the root it runs from (its initrd), whether it
-# sees ACPI tables, EFI and efivarfs entries (runtime services), and
+# no purgatory. The entry has two initrds (the target's /init, then a cpio
+# with Debian's efivarfs.ko): the target (tests/guest/target-init.c,
+# "lboot-test.acpi") prints its command line, the root it runs from, whether
+# the second initrd arrived (concatenated), ACPI tables, EFI, how many
+# efivarfs entries it reads (EFI runtime services: GetNextVariableName),
 # /proc/fb; then powers off through ACPI (QEMU must exit).
-#   1. -kernel boot (SeaBIOS): lboot.kexec=load, then lboot.kexec=file, the
-#      same entry: both hand over the same things.
-#   2. the ROM (OVMF + lbootdxe): lboot.kexec=load keeps EFI runtime
-#      services (efivarfs readable in the target) and the framebuffer;
-#      the default (no lboot.kexec) takes kexec_load too.
-# KEXEC_LOAD_ONLY=kernel|rom runs one half.
+#   seabios: -kernel boot (SeaBIOS), lboot.kexec=load, then =file: the same
+#            entry, the same hand-over (no EFI).
+#   ovmf:    stock OVMF + -kernel (the EFI stub; OVMF's GOP framebuffer):
+#            lboot.kexec=load keeps EFI runtime services and the
+#            framebuffer (efifb in the target).
+#   rom:     the LinuxBoot ROM (no video driver in it: no framebuffer),
+#            lboot.kexec=load, and the default (no lboot.kexec) which takes
+#            kexec_load too; EFI runtime services in the target.
+# KEXEC_LOAD_ONLY="seabios ovmf rom" (a subset) runs part of it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rom-lib.sh"
 e2e_init kexec-load
@@ -19,19 +24,26 @@ R=$T/root
 mkdir -p "$R/loader/entries"
 cp "$TARGET_KERNEL" "$R/vmlinuz-test"
 cp "$TARGET_INITRD" "$R/initrd-test.img"
+kver=$(basename "$TARGET_KERNEL"); kver=${kver#vmlinuz-}
+ko=/lib/modules/$kver/kernel/fs/efivarfs/efivarfs.ko
+[ -f "$ko" ] || { not_ok "no $ko (linux-image-amd64)"; exit 1; }
+mkdir -p "$T/mod" && cp "$ko" "$T/mod/efivarfs.ko"
+(cd "$T/mod" && echo efivarfs.ko | cpio -o -H newc -R 0:0 --quiet) >"$R/efivarfs.cpio" ||
+	{ not_ok "cpio efivarfs.ko"; exit 1; }
 printf 'default test.conf\ntimeout 0\n' >"$R/loader/loader.conf"
 cat >"$R/loader/entries/test.conf" <<'EOT'
 title   kexec fast path
 linux   /vmlinuz-test
 initrd  /initrd-test.img
+initrd  /efivarfs.cpio
 options console=ttyS0,115200 lboot-test.acpi lboot-test=kexecload quiet
 EOT
 mkpart_vfat "$T/p1.img" 48 "$R" KEXECLD 20261212
 mkdisk_gpt "$T/disk.img" "$T/p1.img:esp"
 
 # the target's report: NAME is the run's label, ACPI, EFI: yes/no
-target_checks() { # NAME HOW EFI
-	local n=$1 how=$2 efi=$3
+target_checks() { # NAME HOW EFI FB
+	local n=$1 how=$2 efi=$3 fb=${4:-no}
 	expect "lboot: loaded \\($how\\); handing over" 240 && ok "$n: loaded with $how" ||
 		not_ok "$n: loaded with $how"
 	expect 'lboot-target: cmdline: .*lboot-test=kexecload' 240 &&
@@ -39,6 +51,8 @@ target_checks() { # NAME HOW EFI
 	expect 'lboot-target: fb: ' 60 || true
 	expect 'lboot-target: root: (rootfs|none) / (rootfs|ramfs|tmpfs)' 5 &&
 		ok "$n: target runs from its initrd" || not_ok "$n: target runs from its initrd"
+	expect 'lboot-target: second initrd: yes' 5 && ok "$n: the second initrd arrived" ||
+		not_ok "$n: the second initrd arrived"
 	expect 'lboot-target: acpi: yes' 5 && ok "$n: target sees ACPI tables" ||
 		not_ok "$n: target sees ACPI tables"
 	if [ "$efi" = yes ]; then
@@ -47,10 +61,12 @@ target_checks() { # NAME HOW EFI
 		expect 'lboot-target: efivars: [1-9]' 5 &&
 			ok "$n: efivarfs readable in the target (EFI runtime services)" ||
 			not_ok "$n: efivarfs readable in the target (EFI runtime services)"
-		expect 'lboot-target: fb: [0-9]+ ' 5 && ok "$n: target has a framebuffer" ||
-			not_ok "$n: target has a framebuffer"
 	else
 		expect 'lboot-target: efi: no' 5 && ok "$n: no EFI (SeaBIOS)" || not_ok "$n: no EFI (SeaBIOS)"
+	fi
+	if [ "$fb" = yes ]; then
+		expect 'lboot-target: fb: [0-9]+ EFI VGA' 5 && ok "$n: target has the EFI framebuffer" ||
+			not_ok "$n: target has the EFI framebuffer"
 	fi
 	if qemu_wait 120; then
 		ok "$n: ACPI poweroff ends QEMU"
@@ -63,7 +79,9 @@ target_checks() { # NAME HOW EFI
 	qemu_stop
 }
 
-if [ "${KEXEC_LOAD_ONLY:-kernel}" = kernel ] || [ -z "${KEXEC_LOAD_ONLY:-}" ]; then
+only() { case " ${KEXEC_LOAD_ONLY:-seabios ovmf rom} " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if only seabios; then
 	for how in load file; do
 		E2E_APPEND="lboot.timeout=0 lboot.kexec=$how" qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
 		[ $how = load ] && fn=kexec_load || fn=kexec_file_load
@@ -71,7 +89,16 @@ if [ "${KEXEC_LOAD_ONLY:-kernel}" = kernel ] || [ -z "${KEXEC_LOAD_ONLY:-}" ]; t
 	done
 fi
 
-if [ "${KEXEC_LOAD_ONLY:-rom}" = rom ] || [ -z "${KEXEC_LOAD_ONLY:-}" ]; then
+if only ovmf; then
+	cp /usr/share/OVMF/OVMF_VARS_4M.fd "$T/ovmf-vars.fd"
+	E2E_APPEND="lboot.timeout=0 lboot.kexec=load" qemu_start \
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd" \
+		-drive "if=pflash,format=raw,unit=1,file=$T/ovmf-vars.fd" \
+		-drive "file=$T/disk.img,format=raw,if=virtio"
+	target_checks ovmf-load kexec_load yes yes
+fi
+
+if only rom; then
 	for how in load default; do
 		extra=
 		[ $how = load ] && extra=" lboot.kexec=load"

@@ -5,11 +5,13 @@
  * Built static with musl-gcc; runs under Debian's own kernel.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static char buf_cmdline[4096];
@@ -79,6 +81,15 @@ static void dump_handover(void)
 	dprintf(1, "lboot-target: acpi: %s\n",
 		access("/sys/firmware/acpi/tables/DSDT", F_OK) ? "no" : "yes");
 	dprintf(1, "lboot-target: efi: %s\n", access("/sys/firmware/efi", F_OK) ? "no" : "yes");
+	/* a second initrd (concatenated after ours) may bring efivarfs.ko,
+	 * a module in Debian's kernel */
+	fd = open("/efivarfs.ko", O_RDONLY | O_CLOEXEC);
+	dprintf(1, "lboot-target: second initrd: %s\n", fd >= 0 ? "yes" : "no");
+	if (fd >= 0) {
+		if (syscall(SYS_finit_module, fd, "", 0))
+			dprintf(1, "lboot-target: efivarfs.ko: %s\n", strerror(errno));
+		close(fd);
+	}
 	if (!access("/sys/firmware/efi", F_OK) &&
 	    !mount("efivarfs", "/sys/firmware/efi/efivars", "efivarfs", 0, NULL)) {
 		DIR *d = opendir("/sys/firmware/efi/efivars");
