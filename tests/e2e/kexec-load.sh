@@ -15,7 +15,10 @@
 #   rom:     the LinuxBoot ROM (no video driver in it: no framebuffer),
 #            lboot.kexec=load, and the default (no lboot.kexec) which takes
 #            kexec_load too; EFI runtime services in the target.
-# KEXEC_LOAD_ONLY="seabios ovmf rom" (a subset) runs part of it.
+#   fallback: kexec_load refused (sysctl.kernel.kexec_load_disabled=1 on
+#            the firmware kernel's command line): the default tries
+#            kexec_file_load next (refused too); lboot.kexec=load does not.
+# KEXEC_LOAD_ONLY="seabios ovmf rom fallback" (a subset) runs part of it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rom-lib.sh"
 e2e_init kexec-load
@@ -79,7 +82,7 @@ target_checks() { # NAME HOW EFI FB
 	qemu_stop
 }
 
-only() { case " ${KEXEC_LOAD_ONLY:-seabios ovmf rom} " in *" $1 "*) return 0 ;; esac; return 1; }
+only() { case " ${KEXEC_LOAD_ONLY:-seabios ovmf rom fallback} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if only seabios; then
 	for how in load file; do
@@ -108,5 +111,30 @@ if only rom; then
 			-drive "file=$T/disk.img,format=raw,if=virtio"
 		target_checks "rom-$how" kexec_load yes
 	done
+fi
+if only fallback; then
+	# kexec_load_disabled refuses both syscalls: the default tries
+	# kexec_load, says why, then tries kexec_file_load (whose EPERM is the
+	# one reported); lboot.kexec=load reports kexec_load's and tries nothing
+	# else. (Nothing refuses kexec_load alone here: no lockdown LSM in the
+	# firmware kernel; the file path booting is checked above.)
+	E2E_APPEND="lboot.timeout=0 sysctl.kernel.kexec_load_disabled=1" qemu_start \
+		-drive "file=$T/disk.img,format=raw,if=virtio"
+	expect 'lboot: kexec_load: Operation not permitted.*; trying kexec_file_load' 240 &&
+		ok "fallback: default: kexec_load refused, says so, tries kexec_file_load" ||
+		not_ok "fallback: default: kexec_load refused, says so, tries kexec_file_load"
+	expect 'lboot: boot failed: kexec fast path \(/dev/vda1\): /vmlinuz-test: not permitted \(EPERM\)' 60 &&
+		ok "fallback: default: kexec_file_load's refusal reported" ||
+		not_ok "fallback: default: kexec_file_load's refusal reported"
+	qemu_stop
+
+	E2E_APPEND="lboot.timeout=0 lboot.kexec=load sysctl.kernel.kexec_load_disabled=1" qemu_start \
+		-drive "file=$T/disk.img,format=raw,if=virtio"
+	expect 'lboot: boot failed: kexec fast path \(/dev/vda1\): kexec_load: Operation not permitted' 240 &&
+		ok "fallback: lboot.kexec=load: boot failed, with kexec_load's reason" ||
+		not_ok "fallback: lboot.kexec=load: boot failed, with kexec_load's reason"
+	expect_not 'trying kexec_file_load|lboot: loaded' && ok "fallback: lboot.kexec=load: no other path tried" ||
+		not_ok "fallback: lboot.kexec=load: no other path tried"
+	qemu_stop
 fi
 e2e_done
