@@ -18,6 +18,7 @@
 #include "init.h"
 #include "uptime.h"
 #include "kexec.h"
+#include "kexecload.h"
 #include "menu.h"
 #include "progress.h"
 #include "scan.h"
@@ -146,6 +147,12 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			size_t l = strlen(tok + 13);
 			if (l < sizeof(o->verify)) {
 				memcpy(o->verify, tok + 13, l + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.kexec=", 12)) {
+			int m = lb_kexec_mode_parse(tok + 12);
+			if (m >= 0) {
+				o->kexec_mode = m;
 				n++;
 			}
 		} else if (!strcmp(tok, "lboot.debug") || !strcmp(tok, "lboot.debug=1")) {
@@ -382,6 +389,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 			       (tpm_on ? lb_measure_banks(&tpm) : 0),
 		.check = check_entry,
 		.check_arg = &vb.v,
+		.mode = o->kexec_mode,
 	};
 	char why[1024];
 	int r;

@@ -36,6 +36,7 @@ struct lb_boot_opts {
 	const char *policy_root; /* where etc/lboot/policy is looked for ("/") */
 	struct lb_unattended_opts unattended; /* lboot.idle/giveup/watchdog (unattended.h) */
 	long start_ms;       /* giving up counts from here (CLOCK_MONOTONIC ms; 0: run start) */
+	int kexec_mode;      /* lboot.kexec=file|load|auto (kexecload.h), 0 auto */
 };
 
 /* Defaults: timeout -1, wait LB_DEFAULT_WAIT. */

@@ -12,6 +12,7 @@
 #include "io.h"
 #include "hash.h"
 #include "kexec.h"
+#include "kexecload.h"
 #include "netio.h"
 #include "uptime.h"
 #include "uki.h"
@@ -518,7 +519,7 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 {
 	const struct lb_entry *e = rq ? rq->entry : NULL;
 	struct lb_stage st;
-	int r;
+	int r, fast = 0;
 
 	if (!rq || !e)
 		return fail(why, whysz, "entry", -EINVAL, "no entry");
@@ -527,7 +528,18 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 		return r;
 	if (rq->check && (r = rq->check(rq->check_arg, e, &st, why, whysz)))
 		goto out;
-	if (!rq->dry_run &&
+	/* kexec_load with our layout (kexecload.h); kexec_file_load when
+	 * asked, or when that fails in auto mode (e.g. lockdown: KEXEC_SIG) */
+	r = -ENOSYS;
+	if (!rq->dry_run && rq->mode != LB_KEXEC_FILE) {
+		r = lb_kexec_load_segments(&st, why, whysz);
+		fast = !r;
+		if (r && rq->mode == LB_KEXEC_LOAD)
+			goto out;
+		if (r && rq->log)
+			fprintf(rq->log, "lboot: %s; trying kexec_file_load\n", why);
+	}
+	if (!rq->dry_run && r &&
 	    (r = kexec_file_load(st.is_uki ? st.linux_.fd : st.file.fd, st.initrd.fd,
 				 st.cmdline,
 				 st.initrd.fd < 0 ? LB_KEXEC_FILE_NO_INITRAMFS : 0))) {
@@ -540,8 +552,8 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 			e->kernel, st.initrds[0] ? st.initrds : "none", st.cmdline);
 		if (!rq->dry_run) {
 			char up[32];
-			fprintf(rq->log, "lboot: loaded; handing over at uptime %s s\n",
-				lb_uptime(up, sizeof(up)));
+			fprintf(rq->log, "lboot: loaded (%s); handing over at uptime %s s\n",
+				fast ? "kexec_load" : "kexec_file_load", lb_uptime(up, sizeof(up)));
 		}
 		fflush(rq->log);
 	}

@@ -98,6 +98,7 @@ struct lb_kexec_req {
 	int (*check)(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		     char *why, size_t whysz);
 	void *check_arg;
+	int mode;                    /* lboot.kexec= (kexecload.h): 0 auto */
 };
 
 /*

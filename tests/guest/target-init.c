@@ -4,12 +4,15 @@
  * command line it was given, then powers the machine off.
  * Built static with musl-gcc; runs under Debian's own kernel.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static char buf_cmdline[4096];
@@ -57,6 +60,61 @@ static void dump_tpm(void)
 		}
 }
 
+/* "lboot-test.acpi" on the command line (tests/e2e/kexec-load.sh): what
+ * the boot loader handed over besides the command line: the root the
+ * target runs from (its initrd), ACPI tables, EFI (and whether efivarfs
+ * reads: runtime services), the framebuffer (/proc/fb) */
+static void dump_handover(void)
+{
+	char b[512];
+	ssize_t n;
+	int fd, nvars = -1;
+
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	fd = open("/proc/mounts", O_RDONLY);
+	if (fd >= 0 && (n = read(fd, b, sizeof(b) - 1)) > 0) {
+		b[n] = 0;
+		b[strcspn(b, "\n")] = 0;
+		dprintf(1, "lboot-target: root: %s\n", b);
+	}
+	if (fd >= 0)
+		close(fd);
+	dprintf(1, "lboot-target: acpi: %s\n",
+		access("/sys/firmware/acpi/tables/DSDT", F_OK) ? "no" : "yes");
+	dprintf(1, "lboot-target: efi: %s\n", access("/sys/firmware/efi", F_OK) ? "no" : "yes");
+	/* a second initrd (concatenated after ours) may bring efivarfs.ko,
+	 * a module in Debian's kernel */
+	fd = open("/efivarfs.ko", O_RDONLY | O_CLOEXEC);
+	dprintf(1, "lboot-target: second initrd: %s\n", fd >= 0 ? "yes" : "no");
+	if (fd >= 0) {
+		if (syscall(SYS_finit_module, fd, "", 0))
+			dprintf(1, "lboot-target: efivarfs.ko: %s\n", strerror(errno));
+		close(fd);
+	}
+	if (!access("/sys/firmware/efi", F_OK) &&
+	    !mount("efivarfs", "/sys/firmware/efi/efivars", "efivarfs", 0, NULL)) {
+		DIR *d = opendir("/sys/firmware/efi/efivars");
+		struct dirent *de;
+
+		nvars = 0;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				nvars++;
+		if (d)
+			closedir(d);
+	}
+	dprintf(1, "lboot-target: efivars: %d\n", nvars);
+	fd = open("/proc/fb", O_RDONLY);
+	n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		n = 0;
+	b[n] = 0;
+	b[strcspn(b, "\n")] = 0;
+	dprintf(1, "lboot-target: fb: %s\n", n ? b : "none");
+}
+
 int main(void)
 {
 	char buf[4096];
@@ -93,6 +151,8 @@ int main(void)
 		dprintf(1, "lboot-target: holding %u s\n", s);
 		sleep(s > 3600 ? 3600 : s);
 	}
+	if (strstr(buf_cmdline, "lboot-test.acpi"))
+		dump_handover();
 	dprintf(1, "lboot-target: powering off\n");
 	sync();
 	reboot(RB_POWER_OFF);
