@@ -650,54 +650,6 @@ int lb_measure_acpi_tpm2(const uint8_t *tbl, size_t len, uint64_t *lasa, uint32_
 	return 0;
 }
 
-/* The firmware's log as the running kernel shows it (a sequence file: read
- * to EOF, its size says 0). */
-static int read_stream(const char *path, size_t max, uint8_t **out, size_t *len)
-{
-	size_t n = 0, cap = 65536;
-	uint8_t *b = malloc(cap), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0 || !b) {
-		rc = fd < 0 ? -errno : -ENOMEM;
-		goto fail;
-	}
-	for (;;) {
-		ssize_t k;
-
-		if (n == cap) {
-			if (cap >= max) {
-				rc = -EFBIG;
-				goto fail;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
-			if (!(nb = realloc(b, cap))) {
-				rc = -ENOMEM;
-				goto fail;
-			}
-			b = nb;
-		}
-		k = read(fd, b + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			rc = -errno;
-			goto fail;
-		}
-		if (!k)
-			break;
-		n += k;
-	}
-	close(fd);
-	*out = b;
-	*len = n;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(b);
-	return rc;
-}
 
 int lb_measure_log_acpi(struct lb_measure *m, const struct lb_measure_paths *p,
 			char *err, size_t errsz)
@@ -779,7 +731,7 @@ int lb_measure_log_acpi(struct lb_measure *m, const struct lb_measure_paths *p,
 		goto out;
 	}
 	area_ok = lb_tcglog_open(&al, area, laml) == 0;
-	if (read_stream(fp, LB_TCGLOG_MAX_SIZE, &fw, &flen) == 0 &&
+	if (lb_read_stream(fp, LB_TCGLOG_MAX_SIZE, &fw, &flen) == 0 &&
 	    lb_tcglog_open(&fwl, fw, flen) == 0)
 		fw_ok = 1;
 	if (fw_ok && area_ok && !(al.end >= fwl.end && !memcmp(area, fw, fwl.end))) {

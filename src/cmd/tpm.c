@@ -470,54 +470,6 @@ static int tpm_hash(void *ctx, uint16_t alg, const uint8_t *data, size_t len,
 	return rc;
 }
 
-/* The whole file by read(2) until EOF: securityfs's binary_bios_measurements
- * says size 0 (a sequence file), so lb_read_path would see nothing. */
-static int read_stream(const char *path, size_t max, uint8_t **out, size_t *len)
-{
-	size_t n = 0, cap = 65536;
-	uint8_t *b = malloc(cap), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0 || !b) {
-		rc = fd < 0 ? -errno : -ENOMEM;
-		goto fail;
-	}
-	for (;;) {
-		ssize_t k;
-
-		if (n == cap) {
-			if (cap >= max) {
-				rc = -EFBIG;
-				goto fail;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
-			if (!(nb = realloc(b, cap))) {
-				rc = -ENOMEM;
-				goto fail;
-			}
-			b = nb;
-		}
-		k = read(fd, b + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			rc = -errno;
-			goto fail;
-		}
-		if (!k)
-			break;
-		n += k;
-	}
-	close(fd);
-	*out = b;
-	*len = n;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(b);
-	return rc;
-}
 
 static int cmd_eventlog(struct tpm *tp, const struct opts *o, const char *file,
 			int replay)
@@ -529,7 +481,7 @@ static int cmd_eventlog(struct tpm *tp, const struct opts *o, const char *file,
 	size_t len = 0, off;
 	int rc, ret = 1;
 
-	rc = read_stream(file, LB_TCGLOG_MAX_SIZE, &buf, &len);
+	rc = lb_read_stream(file, LB_TCGLOG_MAX_SIZE, &buf, &len);
 	if (rc) {
 		lb_err("%s: %s", file, strerror(-rc));
 		return 1;
@@ -1069,7 +1021,7 @@ static int cmd_measure(const struct opts *o, int argc, char **argv)
 		uint8_t *base = NULL;
 		size_t blen = 0;
 
-		if (log_base && (rc = read_stream(log_base, LB_TCGLOG_MAX_SIZE, &base, &blen))) {
+		if (log_base && (rc = lb_read_stream(log_base, LB_TCGLOG_MAX_SIZE, &base, &blen))) {
 			lb_err("%s: %s", log_base, strerror(-rc));
 			goto out;
 		}

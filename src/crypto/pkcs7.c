@@ -14,62 +14,19 @@
 #include "authenticode.h"
 #include "hash.h"
 #include "pe.h"
+#include "der.h"
 #include "pkcs7.h"
 
-struct der {
-	const uint8_t *p;
-	size_t n;
-};
 
 /* one TLV off the front of d: its tag, value and whole encoding */
-static int tlv(struct der *d, uint8_t *tag, struct der *val, struct der *all)
-{
-	size_t l, hl = 2;
 
-	if (d->n < 2 || (d->p[0] & 0x1f) == 0x1f)
-		return -1;
-	l = d->p[1];
-	if (l & 0x80) {
-		size_t k = l & 0x7f;
 
-		if (!k || k > 4 || d->n < 2 + k)
-			return -1;
-		l = 0;
-		for (size_t i = 0; i < k; i++)
-			l = l << 8 | d->p[2 + i];
-		hl = 2 + k;
-	}
-	if (l > d->n - hl)
-		return -1;
-	*tag = d->p[0];
-	if (val) {
-		val->p = d->p + hl;
-		val->n = l;
-	}
-	if (all) {
-		all->p = d->p;
-		all->n = hl + l;
-	}
-	d->p += hl + l;
-	d->n -= hl + l;
-	return 0;
-}
-
-static int want(struct der *d, uint8_t tag, struct der *val, struct der *all)
-{
-	uint8_t t;
-
-	if (tlv(d, &t, val, all) || t != tag)
-		return -1;
-	return 0;
-}
-
-static int eq(const struct der *a, const uint8_t *b, size_t n)
+static int eq(const struct lb_der *a, const uint8_t *b, size_t n)
 {
 	return a->n == n && !memcmp(a->p, b, n);
 }
 
-static int same(const struct der *a, const struct der *b)
+static int same(const struct lb_der *a, const struct lb_der *b)
 {
 	return a->n == b->n && !memcmp(a->p, b->p, a->n);
 }
@@ -89,13 +46,13 @@ OID(oid_ecdsa, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04);
 
 /* AlgorithmIdentifier contents { OID, optional NULL } -> our hash alg, or
  * -1 (strict: nothing unsigned is allowed to vary) */
-static int hash_alg(struct der alg)
+static int hash_alg(struct lb_der alg)
 {
-	struct der oid, nul;
+	struct lb_der oid, nul;
 
-	if (want(&alg, 0x06, &oid, NULL))
+	if (lb_der_want(&alg, 0x06, &oid, NULL))
 		return -1;
-	if (alg.n && (want(&alg, 0x05, &nul, NULL) || nul.n))
+	if (alg.n && (lb_der_want(&alg, 0x05, &nul, NULL) || nul.n))
 		return -1;
 	if (alg.n)
 		return -1;
@@ -113,14 +70,14 @@ static int hash_alg(struct der alg)
 /* digestEncryptionAlgorithm contents, strictly: 1 for RSA PKCS#1 v1.5
  * (rsaEncryption, sha{1,256,384,512}WithRSAEncryption), 2 for ECDSA
  * (ecdsa-with-SHA256/384/512), -1 otherwise */
-static int sig_alg(struct der alg)
+static int sig_alg(struct lb_der alg)
 {
 	static const uint8_t rsa_last[] = { 1, 5, 11, 12, 13 }, ec_last[] = { 2, 3, 4 };
-	struct der oid, nul;
+	struct lb_der oid, nul;
 
-	if (want(&alg, 0x06, &oid, NULL))
+	if (lb_der_want(&alg, 0x06, &oid, NULL))
 		return -1;
-	if (alg.n && (want(&alg, 0x05, &nul, NULL) || nul.n))
+	if (alg.n && (lb_der_want(&alg, 0x05, &nul, NULL) || nul.n))
 		return -1;
 	if (alg.n)
 		return -1;
@@ -145,28 +102,28 @@ static const unsigned char *rsa_hash_oid(int alg)
 }
 
 struct cert {
-	struct der all, issuer, serial, subject;
+	struct lb_der all, issuer, serial, subject;
 };
 
 /* Certificate -> the TBS fields we match on */
-static int cert_parse(struct der all, struct cert *c)
+static int cert_parse(struct lb_der all, struct cert *c)
 {
-	struct der d = all, cv, tbs, x, alg_in, alg_out;
+	struct lb_der d = all, cv, tbs, x, alg_in, alg_out;
 	uint8_t t;
 
 	c->all = all;
-	if (want(&d, 0x30, &cv, NULL) || d.n || want(&cv, 0x30, &tbs, NULL) ||
-	    want(&cv, 0x30, NULL, &alg_out))
+	if (lb_der_want(&d, 0x30, &cv, NULL) || d.n || lb_der_want(&cv, 0x30, &tbs, NULL) ||
+	    lb_der_want(&cv, 0x30, NULL, &alg_out))
 		return -1;
-	if (tbs.n && tbs.p[0] == 0xa0 && tlv(&tbs, &t, NULL, NULL))
+	if (tbs.n && tbs.p[0] == 0xa0 && lb_der_tlv(&tbs, &t, NULL, NULL))
 		return -1;
 	/* the signature algorithm outside the signed part must be the one
 	 * inside it (RFC 5280 4.1.1.2), so it cannot vary unsigned */
-	if (want(&tbs, 0x02, &c->serial, NULL) || want(&tbs, 0x30, NULL, &alg_in) ||
+	if (lb_der_want(&tbs, 0x02, &c->serial, NULL) || lb_der_want(&tbs, 0x30, NULL, &alg_in) ||
 	    !same(&alg_in, &alg_out))
 		return -1;
-	if (want(&tbs, 0x30, NULL, &c->issuer) || want(&tbs, 0x30, &x, NULL) ||
-	    want(&tbs, 0x30, NULL, &c->subject))
+	if (lb_der_want(&tbs, 0x30, NULL, &c->issuer) || lb_der_want(&tbs, 0x30, &x, NULL) ||
+	    lb_der_want(&tbs, 0x30, NULL, &c->subject))
 		return -1;
 	return 0;
 }
@@ -227,13 +184,13 @@ static int check_chain(const struct cert *chain, size_t n,
 }
 
 /* One PKCS#7 SignedData blob. */
-static int verify_one(const uint8_t *img, size_t len, struct der p7,
+static int verify_one(const uint8_t *img, size_t len, struct lb_der p7,
 		      const br_x509_trust_anchor *tas, size_t n_tas,
 		      int64_t now, char *err, size_t errsz)
 {
-	struct der ci, oid, sd, x, spc_all, spc, spc2, dinfo, dalg, dig;
-	struct der certs = { 0 }, sis, si, ias, siss, sser, sdalg, aa_all = { 0 };
-	struct der aa, encalg, encdig, md = { 0 }, algs;
+	struct lb_der ci, oid, sd, x, spc_all, spc, spc2, dinfo, dalg, dig;
+	struct lb_der certs = { 0 }, sis, si, ias, siss, sser, sdalg, aa_all = { 0 };
+	struct lb_der aa, encalg, encdig, md = { 0 }, algs;
 	struct cert *cs = NULL, chain[LB_PE_SIG_MAX_CHAIN];
 	size_t n_certs = 0, n_chain = 0;
 	br_x509_minimal_context *xc = NULL;
@@ -245,25 +202,25 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 	int have_md = 0, have_ct = 0;
 
 	/* ContentInfo { signedData, [0] SignedData } */
-	if (want(&p7, 0x30, &ci, NULL) || want(&ci, 0x06, &oid, NULL) ||
+	if (lb_der_want(&p7, 0x30, &ci, NULL) || lb_der_want(&ci, 0x06, &oid, NULL) ||
 	    !eq(&oid, oid_signed_data, sizeof(oid_signed_data)) ||
-	    want(&ci, 0xa0, &x, NULL) || want(&x, 0x30, &sd, NULL)) {
+	    lb_der_want(&ci, 0xa0, &x, NULL) || lb_der_want(&x, 0x30, &sd, NULL)) {
 		lb_seterr(err, errsz, "not a PKCS#7 SignedData");
 		goto out;
 	}
 	/* version 1, digestAlgorithms, contentInfo */
-	if (want(&sd, 0x02, &x, NULL) || !eq(&x, (const uint8_t *)"\x01", 1) ||
-	    want(&sd, 0x31, &algs, NULL) ||
-	    want(&sd, 0x30, &ci, NULL) || want(&ci, 0x06, &oid, NULL) ||
+	if (lb_der_want(&sd, 0x02, &x, NULL) || !eq(&x, (const uint8_t *)"\x01", 1) ||
+	    lb_der_want(&sd, 0x31, &algs, NULL) ||
+	    lb_der_want(&sd, 0x30, &ci, NULL) || lb_der_want(&ci, 0x06, &oid, NULL) ||
 	    !eq(&oid, oid_spc_indirect, sizeof(oid_spc_indirect)) ||
-	    want(&ci, 0xa0, &x, NULL) || want(&x, 0x30, &spc, &spc_all)) {
+	    lb_der_want(&ci, 0xa0, &x, NULL) || lb_der_want(&x, 0x30, &spc, &spc_all)) {
 		lb_seterr(err, errsz, "no SpcIndirectDataContent");
 		goto out;
 	}
 	/* SpcIndirectDataContent { data, DigestInfo { alg, digest } } */
 	spc2 = spc;
-	if (want(&spc2, 0x30, &x, NULL) || want(&spc2, 0x30, &dinfo, NULL) ||
-	    want(&dinfo, 0x30, &dalg, NULL) || want(&dinfo, 0x04, &dig, NULL)) {
+	if (lb_der_want(&spc2, 0x30, &x, NULL) || lb_der_want(&spc2, 0x30, &dinfo, NULL) ||
+	    lb_der_want(&dinfo, 0x30, &dalg, NULL) || lb_der_want(&dinfo, 0x04, &dig, NULL)) {
 		lb_seterr(err, errsz, "bad SpcIndirectDataContent");
 		goto out;
 	}
@@ -277,23 +234,23 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 		goto out;
 	}
 	/* [0] certificates, [1] crls (skipped), signerInfos */
-	if (sd.n && sd.p[0] == 0xa0 && want(&sd, 0xa0, &certs, NULL))
+	if (sd.n && sd.p[0] == 0xa0 && lb_der_want(&sd, 0xa0, &certs, NULL))
 		goto out;
-	if (sd.n && sd.p[0] == 0xa1 && tlv(&sd, &tag, NULL, NULL))
+	if (sd.n && sd.p[0] == 0xa1 && lb_der_tlv(&sd, &tag, NULL, NULL))
 		goto out;
-	if (want(&sd, 0x31, &sis, NULL) || want(&sis, 0x30, &si, NULL)) {
+	if (lb_der_want(&sd, 0x31, &sis, NULL) || lb_der_want(&sis, 0x30, &si, NULL)) {
 		lb_seterr(err, errsz, "no SignerInfo");
 		goto out;
 	}
 	/* SignerInfo { version, issuerAndSerialNumber, digestAlgorithm,
 	 * [0] authenticatedAttributes, digestEncryptionAlgorithm,
 	 * encryptedDigest, ... } */
-	if (want(&si, 0x02, &x, NULL) || !eq(&x, (const uint8_t *)"\x01", 1) ||
-	    want(&si, 0x30, &ias, NULL) ||
-	    want(&ias, 0x30, NULL, &siss) || want(&ias, 0x02, &sser, NULL) ||
-	    want(&si, 0x30, &sdalg, NULL) ||
-	    want(&si, 0xa0, &aa, &aa_all) || want(&si, 0x30, &encalg, NULL) ||
-	    want(&si, 0x04, &encdig, NULL)) {
+	if (lb_der_want(&si, 0x02, &x, NULL) || !eq(&x, (const uint8_t *)"\x01", 1) ||
+	    lb_der_want(&si, 0x30, &ias, NULL) ||
+	    lb_der_want(&ias, 0x30, NULL, &siss) || lb_der_want(&ias, 0x02, &sser, NULL) ||
+	    lb_der_want(&si, 0x30, &sdalg, NULL) ||
+	    lb_der_want(&si, 0xa0, &aa, &aa_all) || lb_der_want(&si, 0x30, &encalg, NULL) ||
+	    lb_der_want(&si, 0x04, &encdig, NULL)) {
 		lb_seterr(err, errsz, "bad SignerInfo (authenticated attributes are required)");
 		goto out;
 	}
@@ -307,10 +264,10 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 	{
 		int found = 0;
 		while (algs.n) {
-			struct der a;
+			struct lb_der a;
 			int h2;
 
-			if (want(&algs, 0x30, &a, NULL) || (h2 = hash_alg(a)) < 0) {
+			if (lb_der_want(&algs, 0x30, &a, NULL) || (h2 = hash_alg(a)) < 0) {
 				lb_seterr(err, errsz, "bad digestAlgorithms");
 				goto out;
 			}
@@ -323,16 +280,16 @@ static int verify_one(const uint8_t *img, size_t len, struct der p7,
 	}
 	/* the authenticated attributes: contentType and messageDigest, once */
 	while (aa.n) {
-		struct der attr, aoid, vals, v;
+		struct lb_der attr, aoid, vals, v;
 
-		if (want(&aa, 0x30, &attr, NULL) || want(&attr, 0x06, &aoid, NULL) ||
-		    want(&attr, 0x31, &vals, NULL))
+		if (lb_der_want(&aa, 0x30, &attr, NULL) || lb_der_want(&attr, 0x06, &aoid, NULL) ||
+		    lb_der_want(&attr, 0x31, &vals, NULL))
 			goto bad_attrs;
 		if (eq(&aoid, oid_message_digest, sizeof(oid_message_digest))) {
-			if (have_md++ || want(&vals, 0x04, &md, NULL))
+			if (have_md++ || lb_der_want(&vals, 0x04, &md, NULL))
 				goto bad_attrs;
 		} else if (eq(&aoid, oid_content_type, sizeof(oid_content_type))) {
-			if (have_ct++ || want(&vals, 0x06, &v, NULL) ||
+			if (have_ct++ || lb_der_want(&vals, 0x06, &v, NULL) ||
 			    !eq(&v, oid_spc_indirect, sizeof(oid_spc_indirect)))
 				goto bad_attrs;
 		}
@@ -348,9 +305,9 @@ bad_attrs:
 		goto out;
 	}
 	while (certs.n) {
-		struct der c;
+		struct lb_der c;
 
-		if (n_certs == LB_PE_SIG_MAX_CERTS || want(&certs, 0x30, NULL, &c) ||
+		if (n_certs == LB_PE_SIG_MAX_CERTS || lb_der_want(&certs, 0x30, NULL, &c) ||
 		    cert_parse(c, &cs[n_certs])) {
 			lb_seterr(err, errsz, "bad or too many certificates");
 			rc = LB_PE_SIG_MALFORMED;
@@ -520,7 +477,7 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 		if (l < 8 || l > end - off)
 			break;
 		if (type == 2) {
-			struct der p7 = { img + off + 8, l - 8 };
+			struct lb_der p7 = { img + off + 8, l - 8 };
 			int r = verify_one(img, len, p7, tas, n_tas, now, e1, sizeof(e1));
 
 			n_sigs++;

@@ -22,52 +22,13 @@
 #include <bearssl/bearssl_x509.h>
 
 #include "io.h"
+#include "der.h"
 #include "tls.h"
 
 /* --- DER: one TLV (lengths checked against the container) ----------------- */
 
-struct der {
-	const uint8_t *p;
-	size_t n;
-};
 
-static int tlv(struct der *d, uint8_t *tag, struct der *val, size_t *whole)
-{
-	size_t l, hl = 2;
 
-	if (d->n < 2 || (d->p[0] & 0x1f) == 0x1f)
-		return -1;
-	l = d->p[1];
-	if (l & 0x80) {
-		size_t k = l & 0x7f;
-
-		if (!k || k > 4 || d->n < 2 + k)
-			return -1;
-		l = 0;
-		for (size_t i = 0; i < k; i++)
-			l = l << 8 | d->p[2 + i];
-		hl = 2 + k;
-	}
-	if (l > d->n - hl)
-		return -1;
-	*tag = d->p[0];
-	if (val) {
-		val->p = d->p + hl;
-		val->n = l;
-	}
-	if (whole)
-		*whole = hl + l;
-	d->p += hl + l;
-	d->n -= hl + l;
-	return 0;
-}
-
-static int want(struct der *d, uint8_t tag, struct der *val)
-{
-	uint8_t t;
-
-	return tlv(d, &t, val, NULL) || t != tag ? -1 : 0;
-}
 
 /* --- trust anchors ------------------------------------------------------- */
 
@@ -126,12 +87,13 @@ static int add_der_one(struct lb_tls_anchors *a, const uint8_t *der, size_t len)
 	struct sink dn = { 0 };
 	const br_x509_pkey *pk;
 	br_x509_trust_anchor *ta;
-	struct der d = { der, len };
+	struct lb_der d = { der, len };
 	uint8_t tag, *blob = NULL;
-	size_t whole, klen;
+	struct lb_der whole;
+	size_t klen;
 	int rc = -EINVAL;
 
-	if (!len || len > LB_TLS_CERT_MAX || tlv(&d, &tag, NULL, &whole) || tag != 0x30 || d.n)
+	if (!len || len > LB_TLS_CERT_MAX || lb_der_tlv(&d, &tag, NULL, &whole) || tag != 0x30 || d.n)
 		return -EINVAL;
 	if (a->n >= LB_TLS_MAX_ANCHORS)
 		return -E2BIG;
@@ -275,18 +237,18 @@ static int add_pem(struct lb_tls_anchors *a, const uint8_t *in, size_t inlen)
 
 static int add_der(struct lb_tls_anchors *a, const uint8_t *buf, size_t len)
 {
-	struct der d = { buf, len };
+	struct lb_der d = { buf, len };
 	int added = 0;
 
 	while (d.n) {
 		const uint8_t *start = d.p;
 		uint8_t tag;
-		size_t whole;
+		struct lb_der whole;
 		int rc;
 
-		if (tlv(&d, &tag, NULL, &whole) || tag != 0x30)
+		if (lb_der_tlv(&d, &tag, NULL, &whole) || tag != 0x30)
 			return -EINVAL;
-		if ((rc = add_der_one(a, start, whole)))
+		if ((rc = add_der_one(a, start, whole.n)))
 			return rc;
 		added++;
 	}
@@ -466,41 +428,42 @@ int lb_tls_cert_ip_match(const uint8_t *der, size_t len, const uint8_t *ip, size
 {
 	/* id-ce-subjectAltName 2.5.29.17 */
 	static const uint8_t oid_san[] = { 0x55, 0x1d, 0x11 };
-	struct der d = { der, len }, cert, tbs, x, exts, seq;
+	struct lb_der d = { der, len }, cert, tbs, x, exts, seq;
 	uint8_t tag;
 	int found = 0, seen = 0;
 
-	if (want(&d, 0x30, &cert) || d.n || want(&cert, 0x30, &tbs))
+	if (lb_der_want(&d, 0x30, &cert, NULL) || d.n || lb_der_want(&cert, 0x30, &tbs, NULL))
 		return -EINVAL;
-	if (tbs.n && tbs.p[0] == 0xa0 && tlv(&tbs, &tag, NULL, NULL))
+	if (tbs.n && tbs.p[0] == 0xa0 && lb_der_tlv(&tbs, &tag, NULL, NULL))
 		return -EINVAL;
 	/* serial, signature, issuer, validity, subject, subjectPublicKeyInfo */
-	if (want(&tbs, 0x02, NULL) || want(&tbs, 0x30, NULL) || want(&tbs, 0x30, NULL) ||
-	    want(&tbs, 0x30, NULL) || want(&tbs, 0x30, NULL) || want(&tbs, 0x30, NULL))
+	if (lb_der_want(&tbs, 0x02, NULL, NULL) || lb_der_want(&tbs, 0x30, NULL, NULL) ||
+	    lb_der_want(&tbs, 0x30, NULL, NULL) || lb_der_want(&tbs, 0x30, NULL, NULL) ||
+	    lb_der_want(&tbs, 0x30, NULL, NULL) || lb_der_want(&tbs, 0x30, NULL, NULL))
 		return -EINVAL;
 	/* issuerUniqueID [1], subjectUniqueID [2], extensions [3] */
 	while (tbs.n) {
-		if (tlv(&tbs, &tag, &x, NULL))
+		if (lb_der_tlv(&tbs, &tag, &x, NULL))
 			return -EINVAL;
 		if (tag != 0xa3)
 			continue;
-		if (want(&x, 0x30, &exts) || x.n)
+		if (lb_der_want(&x, 0x30, &exts, NULL) || x.n)
 			return -EINVAL;
 		while (exts.n) {
-			struct der ext, oid, val, names;
+			struct lb_der ext, oid, val, names;
 
-			if (want(&exts, 0x30, &ext) || want(&ext, 0x06, &oid))
+			if (lb_der_want(&exts, 0x30, &ext, NULL) || lb_der_want(&ext, 0x06, &oid, NULL))
 				return -EINVAL;
-			if (ext.n && ext.p[0] == 0x01 && tlv(&ext, &tag, NULL, NULL))
+			if (ext.n && ext.p[0] == 0x01 && lb_der_tlv(&ext, &tag, NULL, NULL))
 				return -EINVAL;         /* critical */
-			if (want(&ext, 0x04, &val) || ext.n)
+			if (lb_der_want(&ext, 0x04, &val, NULL) || ext.n)
 				return -EINVAL;
 			if (oid.n != sizeof(oid_san) || memcmp(oid.p, oid_san, sizeof(oid_san)))
 				continue;
-			if (seen++ || want(&val, 0x30, &names) || val.n)
+			if (seen++ || lb_der_want(&val, 0x30, &names, NULL) || val.n)
 				return -EINVAL;         /* twice, or not GeneralNames */
 			while (names.n) {
-				if (tlv(&names, &tag, &seq, NULL))
+				if (lb_der_tlv(&names, &tag, &seq, NULL))
 					return -EINVAL;
 				/* iPAddress [7] IMPLICIT OCTET STRING */
 				if (tag == 0x87 && seq.n == iplen && iplen &&

@@ -223,30 +223,45 @@ static int load_envblk(struct interp *ip, const char *file, char **only, size_t 
 	return 0;
 }
 
-static int cmd_load_env(struct interp *ip, char **a, size_t n)
+/* load_env/save_env [-f FILE] [-s] VAR...: the file (-f, else
+ * $prefix/grubenv; *alloc to free) and the index of the first VAR. */
+static int env_args(struct interp *ip, char **a, size_t n, const char **file,
+		    char **alloc, size_t *first)
 {
-	const char *file = NULL;
-	char *deffile = NULL;
 	size_t i;
-	int r;
 
+	*file = NULL;
+	*alloc = NULL;
 	for (i = 1; i < n; i++) {
 		if ((!strcmp(a[i], "-f") || !strcmp(a[i], "--file")) && i + 1 < n)
-			file = a[++i];
+			*file = a[++i];
 		else if (!strncmp(a[i], "--file=", 7))
-			file = a[i] + 7;
+			*file = a[i] + 7;
 		else if (!strcmp(a[i], "-s") || !strcmp(a[i], "--skip-sig"))
 			;
 		else
 			break;
 	}
-	if (!file) {
+	*first = i;
+	if (!*file) {
 		const char *prefix = g_getvar(ip, "prefix");
 
-		if (!prefix || asprintf(&deffile, "%s/grubenv", prefix) < 0)
+		if (!prefix || asprintf(alloc, "%s/grubenv", prefix) < 0)
 			return 1;
-		file = deffile;
+		*file = *alloc;
 	}
+	return 0;
+}
+
+static int cmd_load_env(struct interp *ip, char **a, size_t n)
+{
+	const char *file;
+	char *deffile;
+	size_t i;
+	int r;
+
+	if (env_args(ip, a, n, &file, &deffile, &i))
+		return 1;
 	r = load_envblk(ip, file, a + i, n - i);
 	free(deffile);
 	return r;
@@ -258,28 +273,15 @@ static int cmd_load_env(struct interp *ip, char **a, size_t n)
 static int cmd_save_env(struct interp *ip, char **a, size_t n)
 {
 	struct lb_grub_save *sv = NULL;
-	const char *file = NULL;
-	char *deffile = NULL;
+	const char *file;
+	char *deffile;
 	struct gpath g;
 	size_t i;
 
 	if (!ip->info)
 		return 0;
-	for (i = 1; i < n; i++) {
-		if ((!strcmp(a[i], "-f") || !strcmp(a[i], "--file")) && i + 1 < n)
-			file = a[++i];
-		else if (!strncmp(a[i], "--file=", 7))
-			file = a[i] + 7;
-		else
-			break;
-	}
-	if (!file) {
-		const char *prefix = g_getvar(ip, "prefix");
-
-		if (!prefix || asprintf(&deffile, "%s/grubenv", prefix) < 0)
-			return 1;
-		file = deffile;
-	}
+	if (env_args(ip, a, n, &file, &deffile, &i))
+		return 1;
 	if (g_resolve_path(ip, file, &g) || !g.fs || strlen(g.path) >= sizeof(sv->path)) {
 		free(deffile);
 		return 1;

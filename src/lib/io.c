@@ -142,3 +142,50 @@ void lb_seterr(char *err, size_t errsz, const char *fmt, ...)
 	vsnprintf(err, errsz, fmt, ap);
 	va_end(ap);
 }
+
+int lb_read_stream(const char *path, size_t max, uint8_t **out, size_t *len)
+{
+	size_t n = 0, cap = 65536;
+	uint8_t *b = malloc(cap), *nb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0 || !b) {
+		rc = fd < 0 ? -errno : -ENOMEM;
+		goto fail;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap) {
+			if (cap >= max) {
+				rc = -EFBIG;
+				goto fail;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			if (!(nb = realloc(b, cap))) {
+				rc = -ENOMEM;
+				goto fail;
+			}
+			b = nb;
+		}
+		k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		if (!k)
+			break;
+		n += k;
+	}
+	close(fd);
+	*out = b;
+	*len = n;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	return rc;
+}

@@ -18,6 +18,10 @@ int lb_write_all(int fd, const void *p, size_t len);
 /* Read a whole regular file from fd into a malloc'd buffer with one spare
  * NUL byte after the data; -EFBIG when larger than max, -EIO if it shrank. */
 int lb_read_fd(int fd, size_t max, uint8_t **out, size_t *len);
+/* A file read by read(2) to its end whatever its size says (securityfs and
+ * proc sequence files say 0: binary_bios_measurements), at most max bytes
+ * (-EFBIG beyond), into a malloc'd buffer. */
+int lb_read_stream(const char *path, size_t max, uint8_t **out, size_t *len);
 /* The same by path; -EINVAL when it is not a regular file. */
 int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len);
 /* Replace path atomically: a temporary file in the same directory, written,
