@@ -31,6 +31,7 @@ struct lb_grub_info {
 	size_t n_save;
 };
 
+/* Free the saves (ran_blscfg is kept). */
 void lb_grub_info_free(struct lb_grub_info *info);
 
 /*

@@ -386,7 +386,8 @@ void lb_grub_info_free(struct lb_grub_info *info)
 			free(info->save[i].name[k]);
 			free(info->save[i].value[k]);
 		}
-	memset(info, 0, sizeof(*info));
+	memset(info->save, 0, sizeof(info->save));
+	info->n_save = 0;
 }
 
 int lb_grub_parse_buf(const struct lb_fsset *all, const struct lb_fs *fs,
@@ -409,6 +410,8 @@ int lb_grub_parse(const struct lb_fsset *all, const struct lb_fs *fs,
 	int r;
 
 	lb_grub_info_free(info); /* zeroed or from an earlier call */
+	if (info)
+		info->ran_blscfg = 0;
 	if (!fs || !path || !out)
 		return -EINVAL;
 	r = lb_fs_read(fs, path, LB_FS_MAX_CONFIG, &buf, &len);
