@@ -20,6 +20,11 @@ cat >"$W/boot.ipxe" <<'EOS'
 #!ipxe
 echo lboot e2e script on ${net0/mac}
 set base http://${next-server}:PORT/boot
+iseq ${net0/mac} 52:54:00:12:34:56 && goto mine || goto other
+:other
+kernel ${base}/vmlinuz console=ttyS0 lboot-test=ipxe-other quiet
+boot
+:mine
 kernel ${base}/vmlinuz console=ttyS0 lboot-test=ipxe-http quiet
 initrd ${base}/initrd.img
 boot
@@ -87,6 +92,13 @@ qemu_stop
 cp "$TARGET_KERNEL" "$T/tftp/images/vmlinuz"
 cp "$TARGET_INITRD" "$T/tftp/images/initrd.img"
 : >"$T/tftp/pxelinux.0"
+cat >"$T/tftp/pxelinux.cfg/01-52-54-00-12-34-57" <<'EOP'
+DEFAULT linux
+LABEL linux
+  KERNEL images/vmlinuz
+  INITRD images/initrd.img
+  APPEND console=ttyS0 lboot-test=pxe-by-mac quiet
+EOP
 cat >"$T/tftp/pxelinux.cfg/default" <<'EOP'
 DEFAULT linux
 TIMEOUT 1
@@ -106,4 +118,11 @@ expect 'lboot: net: pxelinux config tftp://10.0.2.2/pxelinux.cfg/default \(' 120
 expect "lboot: kexec 'linux' kernel=tftp://10.0.2.2/images/vmlinuz initrd=tftp://10.0.2.2/images/initrd.img cmdline=console=ttyS0 lboot-test=pxelinux quiet" 240 &&
 	ok "pxelinux: default label loaded over TFTP" || not_ok "pxelinux: default label loaded over TFTP"
 expect 'lboot-target: cmdline: .*lboot-test=pxelinux' 180 && ok "pxelinux: target OS booted" || not_ok "pxelinux: target OS booted"
+qemu_stop
+# the MAC-specific file wins over default
+qemu_start -nic "user,model=virtio-net-pci,mac=52:54:00:12:34:57,tftp=$T/tftp,bootfile=pxelinux.0"
+expect 'lboot: net: pxelinux config tftp://10.0.2.2/pxelinux.cfg/01-52-54-00-12-34-57 \(' 120 &&
+	ok "pxelinux: the MAC-specific config is found" || not_ok "pxelinux: the MAC-specific config is found"
+expect 'lboot-target: cmdline: .*lboot-test=pxe-by-mac' 240 && ok "pxelinux: the MAC-specific config wins over default" ||
+	not_ok "pxelinux: the MAC-specific config wins over default"
 e2e_done
