@@ -840,7 +840,7 @@ int lb_tls_open(void *arg, int fd, const char *host, unsigned timeout_ms,
 
 	if (!cfg || !cfg->anchors || !cfg->anchors->n) {
 		close(fd);
-		lb_seterr(err, errsz, "no trust anchors for https (lboot fetch --ca FILE|DIR, %s, %s): "
+		lb_seterr(err, errsz, "no trust anchors for https (%s, %s: lboot mkinitramfs --ca; lboot fetch --ca): "
 			  "refusing an unchecked connection", LB_TLS_DEFAULT_DIR, LB_TLS_DEFAULT_FILE);
 		return -ENOKEY;
 	}
