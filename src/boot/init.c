@@ -29,6 +29,7 @@
 #include "netio.h"
 #include "tls.h"
 #include "watchdog.h"
+#include "order.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -114,6 +115,11 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			if (!strcmp(tok + 10, "auto") || !strcmp(tok + 10, "on") ||
 			    !strcmp(tok + 10, "off")) {
 				memcpy(o->net, tok + 10, strlen(tok + 10) + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.order=", 12)) {
+			if (strlen(tok + 12) < sizeof(o->order)) {
+				memcpy(o->order, tok + 12, strlen(tok + 12) + 1);
 				n++;
 			}
 		} else if (!strncmp(tok, "lboot.netboot=", 14)) {
@@ -653,7 +659,7 @@ static int boot_run(const struct lb_boot_opts *o)
 		struct lb_entries l = LB_ENTRIES_INIT;
 		struct lb_fsset set = { 0 };
 		size_t ndev = 0;
-		int timeout, r, rescan = 0, nothing = 0, by_hand = 0;
+		int timeout, r, rescan = 0, nothing = 0, by_hand = 0, net_first = 0;
 
 		if (scan) {
 			scanned = 1;
@@ -665,6 +671,18 @@ static int boot_run(const struct lb_boot_opts *o)
 					  r ? dopts.wait_ms + r : 0);
 			if ((r = lb_discover(&dopts, &set, &ndev)))
 				say("lboot: device discovery: %s\n", strerror(-r));
+			/* the order is policy: classes and hardware paths, lboot.order= */
+			net_first = lb_order_sort(&set, o->order, NULL);
+			if (net_first < 0) {
+				say("lboot: lboot.order=%s: unknown token; using the default order\n",
+				    o->order);
+				net_first = 0;
+			}
+			if (o->debug)
+				for (size_t i = 0; i < set.n; i++)
+					say("lboot: order %zu: %s\n", i, set.v[i].name ? set.v[i].name : "?");
+			if (net_first && strcmp(o->net, "off"))
+				net_scan(o, &l, first);
 			if (o->debug) {
 				char up[32];
 				say("lboot: %zu devices, %zu filesystems mounted at uptime %s s\n",
@@ -677,7 +695,8 @@ static int boot_run(const struct lb_boot_opts *o)
 				say("lboot: %zu entries at uptime %s s\n", l.n,
 				    lb_uptime(up, sizeof(up)));
 			}
-			if (!strcmp(o->net, "on") || (strcmp(o->net, "off") && !l.n))
+			if (!net_first &&
+			    (!strcmp(o->net, "on") || (strcmp(o->net, "off") && !l.n)))
 				net_scan(o, &l, first);
 			report_configs(&l, &set, o->debug);
 			if (o->default_sel[0] && l.n &&

@@ -28,6 +28,7 @@ struct lb_boot_opts {
 	char fault_hang[80]; /* lboot.fault_hang=PHASE[:DEV] (fault injection) */
 	char verify[16];     /* lboot.verify=: only stricter than the built-in policy */
 	char net[8];         /* lboot.net=auto (when no disk has entries), on, off */
+	char order[256];     /* lboot.order=TOKEN,... (order.h) */
 	char netboot[256];   /* lboot.netboot=URL: what to boot over the network */
 	char net_iface[32];  /* lboot.net.iface=PATTERN */
 	int net_timeout;     /* lboot.net.timeout=S (DHCP), 0: 30 */
