@@ -85,8 +85,26 @@ tr -d ' ' <"$T/log.yaml" | grep -qi "Digest:\"$want_i\"" && ok "PCR 9 event hold
 tr -d ' ' <"$T/log.yaml" | grep -qi "Digest:\"$want_c\"" && ok "PCR 9 event holds the UCS-2 command line's SHA-256" ||
 	not_ok "PCR 9 event holds the UCS-2 command line's SHA-256"
 qemu_stop
+# the same entry with another initrd (4 zero bytes more, which the kernel
+# skips): PCR 9 changes, PCR 4 does not (the TPM state is kept)
+pcr() { tr -d '\r' <"$T/serial.log" | sed -n "s/^lboot-target: pcr sha256 $1 //p"; }
+p4a=$(pcr 4) p9a=$(pcr 9)
+head -c 4 /dev/zero >>"$R/initrd.img"
+mkpart_ext4 "$T/p1.img" 48 "$R" MEASURED
+mkdisk_gpt "$T/disk2.img" "$T/p1.img:xbootldr:boot"
+swtpm socket --tpm2 --tpmstate dir="$T/st" --ctrl type=unixio,path="$T/sock" --terminate \
+	>>"$T/swtpm.log" 2>&1 &
+SWTPM=$!
+for i in $(seq 1 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
+qemu_start -drive "file=$T/disk2.img,format=raw,if=virtio" \
+	-chardev socket,id=chrtpm,path="$T/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm \
+	-device tpm-tis,tpmdev=tpm0
+expect 'lboot-target: powering off' 300 && [ -n "$p9a" ] && [ -n "$(pcr 9)" ] && [ "$(pcr 9)" != "$p9a" ] &&
+	[ "$(pcr 4)" = "$p4a" ] && ok "another initrd: PCR 9 changes, PCR 4 does not" ||
+	not_ok "another initrd: PCR 9 changes, PCR 4 does not (4: $p4a -> $(pcr 4), 9: $p9a -> $(pcr 9))"
+qemu_stop
 # no TPM, lboot.tpm=require: refused, nothing boots, PID 1 stays at the menu
-E2E_APPEND="lboot.timeout=0 lboot.tpm=require" qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
+E2E_APPEND="lboot.timeout=0 lboot.tpm=require" qemu_start -drive "file=$T/disk2.img,format=raw,if=virtio"
 expect "lboot: refused: 'measured' \(/dev/vda1\): TPM: none usable, and a TPM is required" 180 &&
 	ok "lboot.tpm=require without a TPM refuses the entry" || not_ok "lboot.tpm=require without a TPM refuses the entry"
 expect 'lboot> ' 30 && expect_not 'lboot-target: TARGET-OS-UP' && ok "nothing booted, menu up" ||
