@@ -66,26 +66,15 @@ int lb_devname_cmp(const char *a, const char *b)
 	return *a ? 1 : *b ? -1 : 0;
 }
 
-/* Read a small sysfs attribute into buf (trailing newline cut). */
+/* Read a small sysfs attribute dir/name/attr into buf (trailing newline cut). */
 static int read_attr(const char *dir, const char *name, const char *attr,
 		     char *buf, size_t sz)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", dir, name, attr) >= sizeof(path))
 		return -ENAMETOOLONG;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = read(fd, buf, sz - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = 0;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = 0;
-	return 0;
+	return lb_read_attr(path, buf, sz);
 }
 
 static int read_u64(const char *dir, const char *name, const char *attr,
@@ -578,8 +567,7 @@ static int set_str(char **dst, const char *s)
 	return (*dst = strdup(s)) ? 0 : -ENOMEM;
 }
 
-static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void logf_(FILE *log, const char *fmt, ...)
+void lb_logf(FILE *log, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -625,7 +613,7 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		lb_progress_bound(LB_PHASE_PROBE, "(all devices)", bound);
 		left = lb_prefetch_wait(pf, bound > 0 ? bound / 4 * 3 : INT_MAX);
 		if (left)
-			logf_(o->log, "lboot: %zu device%s did not answer within %d ms: left out\n",
+			lb_logf(o->log, "lboot: %zu device%s did not answer within %d ms: left out\n",
 			      left, left == 1 ? "" : "s", bound / 4 * 3);
 	}
 	/* MD arrays and LVM volumes (stack.c), then the list again with the
@@ -662,16 +650,16 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		/* PID 1 stopped a boot process stuck on it (or on its disk) */
 		snprintf(diskpath, sizeof(diskpath), "%s/%s", devdir, d->disk);
 		if (lb_progress_skipped(devpath) || lb_progress_skipped(diskpath)) {
-			logf_(o->log, "lboot: %s: skipped: it hung earlier\n", devpath);
+			lb_logf(o->log, "lboot: %s: skipped: it hung earlier\n", devpath);
 			continue;
 		}
 		if (lb_stack_member(st, d->name, why, sizeof(why))) {
-			logf_(o->log, "lboot: %s: %s\n", devpath, why);
+			lb_logf(o->log, "lboot: %s: %s\n", devpath, why);
 			continue;
 		}
 		r = lb_prefetch_get(pf, d->name, &ph, &phlen, &ptl, &ptoff, &ptlen);
 		if (r == -ETIMEDOUT) {
-			logf_(o->log, "lboot: %s: no answer in time: left out\n", devpath);
+			lb_logf(o->log, "lboot: %s: no answer in time: left out\n", devpath);
 			continue;
 		}
 		lb_progress(LB_PHASE_PROBE, devpath);
@@ -681,7 +669,7 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			continue;
 		}
 		if (fd < 0) {
-			logf_(o->log, "lboot: %s/%s: cannot open: %s\n", devdir,
+			lb_logf(o->log, "lboot: %s/%s: cannot open: %s\n", devdir,
 			      d->name, strerror(-fd));
 			continue;
 		}
@@ -692,7 +680,7 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			r = read_head(fd, head, LB_PROBE_BYTES, &got);
 		}
 		if (r) {
-			logf_(o->log, "lboot: %s: cannot read: %s\n", devpath,
+			lb_logf(o->log, "lboot: %s: cannot read: %s\n", devpath,
 			      strerror(-r));
 			close(fd);
 			continue;
@@ -721,18 +709,18 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			if ((r == -EBADMSG || (!r && pt->kind == LB_PT_MBR &&
 					       protective_only(pt))) &&
 			    !gpt_backup(fd, d->size, (unsigned)lbs, pt)) {
-				logf_(o->log, "lboot: %s: primary GPT damaged, using the backup GPT\n",
+				lb_logf(o->log, "lboot: %s: primary GPT damaged, using the backup GPT\n",
 				      devpath);
 				r = 0;
 			}
 			if (r) {
-				logf_(o->log, "lboot: %s: partition table unreadable: %s\n",
+				lb_logf(o->log, "lboot: %s: partition table unreadable: %s\n",
 				      devpath, strerror(-r));
 				pt->kind = LB_PT_NONE;
 				pt->n = 0;
 			}
 			if (d->has_parts) {
-				logf_(o->log, "lboot: disk %s (%s%u): %s partition table\n",
+				lb_logf(o->log, "lboot: disk %s (%s%u): %s partition table\n",
 				      devpath, d->is_cd ? "cd" : "hd", d->disk_idx,
 				      pt->kind == LB_PT_GPT ? "gpt" :
 				      pt->kind == LB_PT_MBR ? "msdos" : "unknown");
@@ -742,7 +730,7 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 		}
 		close(fd);
 		if (lb_probe_fs(head, got, &p)) {
-			logf_(o->log, "lboot: %s: no known filesystem\n", devpath);
+			lb_logf(o->log, "lboot: %s: no known filesystem\n", devpath);
 			continue;
 		}
 		if (d->is_virtual) {
@@ -766,16 +754,16 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			snprintf(grub, sizeof(grub), "%s%u", d->is_cd ? "cd" : "hd",
 				 d->disk_idx);
 		}
-		logf_(o->log, "lboot: found %s %s uuid=%s label=%s (%s)%s\n", devpath,
+		lb_logf(o->log, "lboot: found %s %s uuid=%s label=%s (%s)%s\n", devpath,
 		      p.type, p.uuid[0] ? p.uuid : "-", p.label[0] ? p.label : "-",
 		      grub, p.flags & LB_PROBE_DIRTY ? " journal needs recovery: not replayed" : "");
 		if ((p.flags & LB_PROBE_MULTIDEV) && lb_fsset_by_uuid(set, p.uuid)) {
-			logf_(o->log, "lboot: %s: btrfs device of %s, mounted already\n",
+			lb_logf(o->log, "lboot: %s: btrfs device of %s, mounted already\n",
 			      devpath, p.uuid);
 			continue;
 		}
 		if (p.flags & (LB_PROBE_NOMOUNT | LB_PROBE_UNSUPPORTED)) {
-			logf_(o->log, "lboot: %s: %s: skipped: %s\n", devpath, p.type,
+			lb_logf(o->log, "lboot: %s: %s: skipped: %s\n", devpath, p.type,
 			      p.flags & LB_PROBE_NOMOUNT ? "not a mountable filesystem"
 							 : "unsupported incompatible features");
 			continue;
@@ -785,7 +773,7 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			continue;
 		if (!o->no_mount) {
 			if ((r = mkdir_p(dir))) {
-				logf_(o->log, "lboot: %s: %s: cannot create %s: %s\n",
+				lb_logf(o->log, "lboot: %s: %s: cannot create %s: %s\n",
 				      devpath, p.type, dir, strerror(-r));
 				continue;
 			}
@@ -793,16 +781,16 @@ int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,
 			umount2(dir, MNT_DETACH);
 			lb_progress(LB_PHASE_MOUNT, devpath);
 			if ((r = do_mount(devpath, dir, &p, &dirty, &subvol))) {
-				logf_(o->log, "lboot: %s: %s: mount failed: %s\n",
+				lb_logf(o->log, "lboot: %s: %s: mount failed: %s\n",
 				      devpath, p.type, mount_reason(-r));
 				rmdir(dir);
 				continue;
 			}
 			if (dirty)
-				logf_(o->log, "lboot: %s: xfs: log needs recovery: mounted with norecovery, not replayed\n",
+				lb_logf(o->log, "lboot: %s: xfs: log needs recovery: mounted with norecovery, not replayed\n",
 				      devpath);
 			if (subvol)
-				logf_(o->log, "lboot: %s: btrfs: top level mounted, default subvolume %s\n",
+				lb_logf(o->log, "lboot: %s: btrfs: top level mounted, default subvolume %s\n",
 				      devpath, subvol);
 		}
 		fs.subvol = subvol;

@@ -34,6 +34,10 @@ struct lb_discover_opts {
 
 /* Compare kernel device names in a stable human order: sda < sdb < sdaa,
  * vda2 < vda10, nvme0n1 < nvme1n1. */
+/* fprintf to log and flush it; nothing when log is NULL (discovery's
+ * messages go to the console or nowhere in tests). */
+void lb_logf(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 int lb_devname_cmp(const char *a, const char *b);
 
 /* List the block devices under opts->sysfs: disks sorted by name, each

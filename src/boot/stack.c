@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "discover.h"
 #include "io.h"
 #include "le.h"
 #include "lvm.h"
@@ -29,19 +30,6 @@
 #define MAX_LABELS 128
 #define MD_MAJOR 9
 
-static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void logf_(FILE *log, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!log)
-		return;
-	va_start(ap, fmt);
-	vfprintf(log, fmt, ap);
-	va_end(ap);
-	fflush(log);
-}
-
 /* the sysfs root (/sys) from the class/block directory */
 static void sys_root(const char *sysfs, char *out, size_t sz)
 {
@@ -50,35 +38,6 @@ static void sys_root(const char *sysfs, char *out, size_t sz)
 	snprintf(out, sz, "%s", sysfs);
 	if ((cb = strstr(out, "/class/block")) && !cb[12])
 		out[cb - out] = 0;
-}
-
-static int write_attr(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-static int read_attr(const char *path, char *buf, size_t sz)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sz - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = 0;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = 0;
-	return 0;
 }
 
 /* open a block device node, making it when devtmpfs has none */
@@ -255,19 +214,19 @@ static int md_assemble(struct lb_stack *st, const char *sysroot, const char *dev
 	unsigned long degraded = 0, raid_disks = set->sb.raid_disks;
 
 	if (set->sb.level != 1) {
-		logf_(log, "lboot: md %s: %s not supported (RAID1 only): members skipped\n",
+		lb_logf(log, "lboot: md %s: %s not supported (RAID1 only): members skipped\n",
 		      set->sb.uuid, level_name(set->sb.level, lv, sizeof(lv)));
 		return 0;
 	}
 	if ((r = md_pick(sysroot, &set->sb, kname, sizeof(kname))))
 		return r;
 	snprintf(attr, sizeof(attr), "%s/module/md_mod/parameters/new_array", sysroot);
-	if ((r = write_attr(attr, kname)) && r != -EEXIST) {
-		logf_(log, "lboot: %s: cannot create the array: %s\n", kname, strerror(-r));
+	if ((r = lb_write_attr(attr, kname)) && r != -EEXIST) {
+		lb_logf(log, "lboot: %s: cannot create the array: %s\n", kname, strerror(-r));
 		return 0;
 	}
 	if ((fd = open_node(devdir, kname, MD_MAJOR, (unsigned)atoi(kname + 2), O_RDONLY)) < 0) {
-		logf_(log, "lboot: %s: cannot open: %s\n", kname, strerror(-fd));
+		lb_logf(log, "lboot: %s: cannot open: %s\n", kname, strerror(-fd));
 		return 0;
 	}
 	memset(&ai, 0, sizeof(ai));
@@ -283,18 +242,18 @@ static int md_assemble(struct lb_stack *st, const char *sysroot, const char *dev
 		di.major = (int)set->m[i].dev->dev_major;
 		di.minor = (int)set->m[i].dev->dev_minor;
 		if (ioctl(fd, LB_ADD_NEW_DISK, &di) < 0)
-			logf_(log, "lboot: %s: member %s refused: %s\n", kname,
+			lb_logf(log, "lboot: %s: member %s refused: %s\n", kname,
 			      set->m[i].dev->name, strerror(errno));
 	}
 	/* run it read-only: nothing is written to the members, no resync */
 	snprintf(attr, sizeof(attr), "%s/class/block/%s/md/array_state", sysroot, kname);
-	if ((r = write_attr(attr, "readonly")))
+	if ((r = lb_write_attr(attr, "readonly")))
 		goto fail;
 	snprintf(attr, sizeof(attr), "%s/class/block/%s/md/degraded", sysroot, kname);
-	if (!read_attr(attr, v, sizeof(v)))
+	if (!lb_read_attr(attr, v, sizeof(v)))
 		degraded = strtoul(v, NULL, 10);
 	snprintf(attr, sizeof(attr), "%s/class/block/%s/md/raid_disks", sysroot, kname);
-	if (!read_attr(attr, v, sizeof(v)))
+	if (!lb_read_attr(attr, v, sizeof(v)))
 		raid_disks = strtoul(v, NULL, 10);
 	close(fd);
 	/* an open after the run has the kernel read its partition table */
@@ -318,16 +277,16 @@ static int md_assemble(struct lb_stack *st, const char *sysroot, const char *dev
 			o += (size_t)w;
 			set_member(st, set->m[i].dev->name, kname, "md member");
 		}
-		logf_(log, "lboot: %s: RAID1 (%u.%u%s) assembled read-only from %s, uuid %s%s%s\n",
+		lb_logf(log, "lboot: %s: RAID1 (%u.%u%s) assembled read-only from %s, uuid %s%s%s\n",
 		      kname, set->sb.major, set->sb.minor, set->sb.major ? "" : "0",
 		      names, set->sb.uuid, set->sb.name[0] ? " name " : "", set->sb.name);
 	}
 	if (degraded && degraded <= raid_disks)
-		logf_(log, "lboot: %s: RAID1 degraded: %lu of %lu members\n", kname,
+		lb_logf(log, "lboot: %s: RAID1 degraded: %lu of %lu members\n", kname,
 		      raid_disks - degraded, raid_disks);
 	return 1;
 fail:
-	logf_(log, "lboot: %s: cannot assemble %s: %s\n", kname, set->sb.uuid, strerror(-r));
+	lb_logf(log, "lboot: %s: cannot assemble %s: %s\n", kname, set->sb.uuid, strerror(-r));
 	ioctl(fd, LB_STOP_ARRAY, 0);
 	close(fd);
 	return 0;
@@ -542,7 +501,7 @@ static int lvm_activate(struct lb_stack *st, const char *devdir, struct lb_lvm_v
 		pvblk[k] = labels[i].dev;
 		present++;
 	}
-	logf_(log, "lboot: lvm: volume group %s: %zu of %zu PVs, %zu LVs\n", vg->name,
+	lb_logf(log, "lboot: lvm: volume group %s: %zu of %zu PVs, %zu LVs\n", vg->name,
 	      present, vg->n_pv, vg->n_lv);
 	for (size_t i = 0; i < vg->n_lv; i++) {
 		const struct lb_lvm_lv *lv = &vg->lv[i];
@@ -557,14 +516,14 @@ static int lvm_activate(struct lb_stack *st, const char *devdir, struct lb_lvm_v
 			continue;
 		r = lb_lvm_table(vg, lv, pvdev, &t, &nt);
 		if (r) {
-			logf_(log, "lboot: lvm: %s/%s: skipped: %s\n", vg->name, lv->name,
+			lb_logf(log, "lboot: lvm: %s/%s: skipped: %s\n", vg->name, lv->name,
 			      r == -ENODEV ? "a PV it uses is missing" :
 			      r == -EOPNOTSUPP ? "segment type not supported (linear and striped only)" :
 			      strerror(-r));
 			continue;
 		}
 		if (ctl < 0 && (ctl = dm_control(devdir)) < 0) {
-			logf_(log, "lboot: lvm: device-mapper: %s\n", strerror(-ctl));
+			lb_logf(log, "lboot: lvm: device-mapper: %s\n", strerror(-ctl));
 			free(t);
 			break;
 		}
@@ -578,7 +537,7 @@ static int lvm_activate(struct lb_stack *st, const char *devdir, struct lb_lvm_v
 		snprintf(uuid, sizeof(uuid), "LVM-%s%s", vgid, lvid);
 		r = dm_create(ctl, name, uuid, t, nt, &minor);
 		if (r) {
-			logf_(log, "lboot: lvm: %s/%s: device-mapper: %s\n", vg->name,
+			lb_logf(log, "lboot: lvm: %s/%s: device-mapper: %s\n", vg->name,
 			      lv->name, strerror(-r));
 			free(t);
 			continue;
@@ -601,7 +560,7 @@ static int lvm_activate(struct lb_stack *st, const char *devdir, struct lb_lvm_v
 				if (b)
 					set_member(st, b->name, vg->name, "LVM PV");
 			}
-		logf_(log, "lboot: lvm: %s/%s -> %s (%s): %zu segment%s%s, read-only\n",
+		lb_logf(log, "lboot: lvm: %s/%s -> %s (%s): %zu segment%s%s, read-only\n",
 		      vg->name, lv->name, kname, path, nt, nt == 1 ? "" : "s",
 		      !strcmp(t[0].type, "striped") ? ", striped" : "");
 		free(t);
@@ -642,7 +601,7 @@ static void btrfs_register(const char *devdir, const char *name, FILE *log)
 	}
 	snprintf(a->name, sizeof(a->name), "%s/%s", devdir, name);
 	if (ioctl(fd, LB_BTRFS_IOC_SCAN_DEV, a) < 0)
-		logf_(log, "lboot: %s: btrfs device scan: %s\n", a->name, strerror(errno));
+		lb_logf(log, "lboot: %s: btrfs device scan: %s\n", a->name, strerror(errno));
 	free(a);
 	close(fd);
 }
@@ -681,10 +640,10 @@ static void adopt(struct lb_stack *st, const char *sysfs, const char *devdir,
 		return;
 	if (!strncmp(d->name, "dm-", 3)) {
 		snprintf(attr, sizeof(attr), "%s/%s/dm/name", sysfs, d->name);
-		if (read_attr(attr, name, sizeof(name)) || !name[0])
+		if (lb_read_attr(attr, name, sizeof(name)) || !name[0])
 			return;
 		snprintf(attr, sizeof(attr), "%s/%s/dm/uuid", sysfs, d->name);
-		read_attr(attr, uuid, sizeof(uuid));
+		lb_read_attr(attr, uuid, sizeof(uuid));
 		snprintf(path, sizeof(path), "%s/mapper/%s", devdir, name);
 		snprintf(grub, sizeof(grub), "%s/%s", strncmp(uuid, "LVM-", 4) ? "dm" : "lvm", name);
 	} else if (!strncmp(d->name, "md", 2)) {
@@ -705,7 +664,7 @@ static void adopt(struct lb_stack *st, const char *sysfs, const char *devdir,
 				if (strncmp(e->d_name, "dev-", 4))
 					continue;
 				snprintf(mp, sizeof(mp), "%s/%s/size", sysfs, e->d_name + 4);
-				if (read_attr(mp, sz, sizeof(sz)) ||
+				if (lb_read_attr(mp, sz, sizeof(sz)) ||
 				    !(sectors = strtoull(sz, NULL, 10)) || sectors > UINT64_MAX / 512)
 					continue;
 				snprintf(mp, sizeof(mp), "%s/%s", devdir, e->d_name + 4);
@@ -811,7 +770,7 @@ int lb_stack_assemble(struct lb_stack *st, const char *sysfs, const char *devdir
 				if (md.events > sets[k].sb.events)
 					sets[k].sb = md;
 			}
-			logf_(log, "lboot: %s/%s: md member (%u.%u), array %s, slot %d, events %llu\n",
+			lb_logf(log, "lboot: %s/%s: md member (%u.%u), array %s, slot %d, events %llu\n",
 			      devdir, d->name, md.major, md.minor, md.uuid, md.role,
 			      (unsigned long long)md.events);
 			close(fd);
@@ -821,7 +780,7 @@ int lb_stack_assemble(struct lb_stack *st, const char *sysfs, const char *devdir
 			struct lb_lvm_vg vg;
 
 			labels[nl].dev = d;
-			logf_(log, "lboot: %s/%s: LVM PV %s\n", devdir, d->name,
+			lb_logf(log, "lboot: %s/%s: LVM PV %s\n", devdir, d->name,
 			      labels[nl].lab.pv_id);
 			nl++;
 			if (!(r = lvm_read_vg(fd, &labels[nl - 1].lab, &vg))) {
@@ -845,7 +804,7 @@ int lb_stack_assemble(struct lb_stack *st, const char *sysfs, const char *devdir
 				made = r;
 				goto out;
 			} else if (r != -ENOENT) {
-				logf_(log, "lboot: %s/%s: LVM metadata unreadable: %s\n", devdir,
+				lb_logf(log, "lboot: %s/%s: LVM metadata unreadable: %s\n", devdir,
 				      d->name, strerror(-r));
 			}
 			close(fd);

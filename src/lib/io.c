@@ -189,3 +189,34 @@ fail:
 	free(b);
 	return rc;
 }
+
+int lb_read_attr(const char *path, char *buf, size_t sz)
+{
+	ssize_t n;
+	int fd;
+
+	if (!sz)
+		return -EINVAL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+int lb_write_attr(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}

@@ -30,6 +30,13 @@ int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len);
  * replaced. */
 int lb_write_atomic(const char *path, const void *p, size_t len, mode_t mode);
 
+/* A small text attribute (sysfs, proc): one read(2) of at most sz - 1
+ * bytes, NUL-terminated, trailing newlines and spaces cut. -EIO on a read
+ * error. */
+int lb_read_attr(const char *path, char *buf, size_t sz);
+/* Write val to an attribute file in one write(2) (sysfs takes one). */
+int lb_write_attr(const char *path, const char *val);
+
 /* Format a one-line error into err (errsz bytes; nothing when err is NULL). */
 void lb_seterr(char *err, size_t errsz, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
