@@ -30,21 +30,26 @@ static void logf_(const struct lb_netboot_opts *o, const char *fmt, ...)
 	fflush(o->log);
 }
 
+/* SERVER and a path in its TFTP root (leading slashes dropped) as a
+ * tftp:// URL; a path that already is a URL is taken as it is. */
+static int tftp_url(char *url, size_t size, const char *server, const char *path)
+{
+	if (strstr(path, "://"))
+		return (size_t)snprintf(url, size, "%s", path) < size ? 0 : -ENAMETOOLONG;
+	while (*path == '/')
+		path++;
+	return (size_t)snprintf(url, size, "tftp://%s/%s", server, path) < size ?
+	       0 : -ENAMETOOLONG;
+}
+
 int lb_netboot_bootfile_url(const struct lb_net_lease *l, char *url, size_t size)
 {
-	const char *f = l->bootfile;
-
-	if (!*f) {
+	if (!l->bootfile[0]) {
 		if (size)
 			*url = 0;
 		return -ENOENT;
 	}
-	if (strstr(f, "://"))
-		return (size_t)snprintf(url, size, "%s", f) < size ? 0 : -ENAMETOOLONG;
-	while (*f == '/')
-		f++;
-	return (size_t)snprintf(url, size, "tftp://%s/%s", l->boot_server, f) < size ?
-	       0 : -ENAMETOOLONG;
+	return tftp_url(url, size, l->boot_server, l->bootfile);
 }
 
 /* the verdict of a fetched config, folded into *rc / *bad (first failure) */
@@ -80,7 +85,7 @@ static void mark(const struct lb_netboot_opts *o, struct lb_entries *l, size_t f
 
 struct pxe_ctx {
 	const struct lb_netboot_opts *o;
-	char base[LB_URL_MAX];   /* tftp://SERVER */
+	const char *server;      /* the TFTP server: paths are in its root */
 	int rc;
 	char *bad;
 };
@@ -92,9 +97,8 @@ static int pxe_read(void *ctx, const char *path, char **buf, size_t *len)
 	char url[LB_URL_MAX];
 	int r;
 
-	if ((size_t)snprintf(url, sizeof(url), "%s%s%s", c->base, *path == '/' ? "" : "/",
-			     path) >= sizeof(url))
-		return -ENAMETOOLONG;
+	if ((r = tftp_url(url, sizeof(url), c->server, path)))
+		return r;
 	r = lb_kexec_fetch_small(url, SCRIPT_MAX, buf, len, NULL, 0);
 	if (!r)
 		check_cfg(c->o, url, *buf, *len, &c->rc, &c->bad);
@@ -112,13 +116,16 @@ static int is_pxelinux(const struct lb_net_lease *l)
 }
 
 /* entry paths (absolute in the TFTP root) into URLs */
-static int urlize(char **p, const char *base)
+static int urlize(char **p, const char *server)
 {
-	char *u;
+	char url[LB_URL_MAX], *u;
+	int r;
 
 	if (!*p || lb_is_url(*p))
 		return 0;
-	if (asprintf(&u, "%s%s%s", base, **p == '/' ? "" : "/", *p) < 0)
+	if ((r = tftp_url(url, sizeof(url), server, *p)))
+		return r;
+	if (!(u = strdup(url)))
 		return -ENOMEM;
 	free(*p);
 	*p = u;
@@ -150,7 +157,7 @@ static int netboot_pxelinux(const struct lb_netboot_opts *o, const struct lb_net
 		snprintf(err, errsz, "pxelinux: no config paths: %s", strerror(-r));
 		return r;
 	}
-	snprintf(ctx.base, sizeof(ctx.base), "tftp://%s", l->boot_server);
+	ctx.server = l->boot_server;
 	/* the working directory: the prefix (210, else the boot file's) */
 	snprintf(cwd + 1, sizeof(cwd) - 1, "%s",
 		 c.path_prefix ? c.path_prefix : l->bootfile);
@@ -161,10 +168,7 @@ static int netboot_pxelinux(const struct lb_netboot_opts *o, const struct lb_net
 		char url[LB_URL_MAX], *buf = NULL, ferr[256] = "";
 		size_t len = 0;
 
-		if ((size_t)(strstr(paths.v[i], "://") ?
-			     snprintf(url, sizeof(url), "%s", paths.v[i]) :
-			     snprintf(url, sizeof(url), "%s/%s", ctx.base,
-				      paths.v[i][0] == '/' ? paths.v[i] + 1 : paths.v[i])) >= sizeof(url))
+		if (tftp_url(url, sizeof(url), ctx.server, paths.v[i]))
 			continue;
 		r = lb_kexec_fetch_small(url, SCRIPT_MAX, &buf, &len, ferr, sizeof(ferr));
 		if (r == -ENOENT) {
@@ -184,9 +188,9 @@ static int netboot_pxelinux(const struct lb_netboot_opts *o, const struct lb_net
 		free(buf);
 		for (size_t k = from; !r && k < out->n; k++) {
 			struct lb_entry *e = &out->v[k];
-			r = urlize(&e->kernel, ctx.base);
+			r = urlize(&e->kernel, ctx.server);
 			for (size_t j = 0; !r && j < e->n_initrd; j++)
-				r = urlize(&e->initrd[j], ctx.base);
+				r = urlize(&e->initrd[j], ctx.server);
 			free(e->fs);
 			e->fs = NULL;
 		}
