@@ -12,7 +12,7 @@ ROM_KEEP    ?= rom/keep-ovmf.txt
 # `quiet`: kernel messages to the 115200-baud serial console cost time under
 # TCG (about 0.3 s from StartImage to lboot's first line, bench/rom-boot.sh);
 # lboot's own lines still print (it writes to the console itself).
-ROM_CMDLINE ?= console=ttyS0,115200 panic=10 quiet
+ROM_CMDLINE ?= console=ttyS0,115200 panic=10 quiet watchdog.stop_on_reboot=0
 # The whole flash (unit 0 + unit 1): 16 MiB, the most QEMU q35 maps
 # (max-fw-size=16M), leaves 12 MiB for kernel + initramfs. `auto` keeps the
 # 4 MiB OVMF layout when they fit in it (they no longer do: docs/rom.md).
