@@ -215,6 +215,30 @@ typedef struct {
 	VOID *VendorTable;
 } EFI_CONFIGURATION_TABLE;
 
+typedef enum {
+	EfiResetCold,
+	EfiResetWarm,
+	EfiResetShutdown,
+	EfiResetPlatformSpecific
+} EFI_RESET_TYPE;
+
+/* UEFI 2.x runtime services: ResetSystem is the only member we call. */
+typedef struct {
+	EFI_TABLE_HEADER Hdr;
+	VOID *GetTime;
+	VOID *SetTime;
+	VOID *GetWakeupTime;
+	VOID *SetWakeupTime;
+	VOID *SetVirtualAddressMap;
+	VOID *ConvertPointer;
+	VOID *GetVariable;
+	VOID *GetNextVariableName;
+	VOID *SetVariable;
+	VOID *GetNextHighMonotonicCount;
+	VOID (EFIAPI *ResetSystem)(EFI_RESET_TYPE ResetType, EFI_STATUS ResetStatus,
+		UINTN DataSize, VOID *ResetData);
+} EFI_RUNTIME_SERVICES;
+
 typedef struct {
 	EFI_TABLE_HEADER Hdr;
 	CHAR16 *FirmwareVendor;
@@ -225,7 +249,7 @@ typedef struct {
 	EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL *ConOut;
 	EFI_HANDLE StandardErrorHandle;
 	EFI_SIMPLE_TEXT_OUTPUT_PROTOCOL *StdErr;
-	VOID *RuntimeServices;
+	EFI_RUNTIME_SERVICES *RuntimeServices;
 	EFI_BOOT_SERVICES *BootServices;
 	UINTN NumberOfTableEntries;
 	EFI_CONFIGURATION_TABLE *ConfigurationTable;

@@ -11,7 +11,8 @@
  * written straight to the COM1 16550 UART (I/O port 0x3F8): with the
  * pruned driver set no terminal driver connects ConOut to the serial port,
  * so the UART is the one channel that always reaches it. A fatal error
- * prints "lbootdxe: FATAL: <what>: <EFI status>" and halts (never a silent
+ * prints "lbootdxe: FATAL: <what>: <EFI status>" and resets the machine 10 s
+ * later, halting only when ResetSystem fails (never a silent
  * hang, never a return into the DXE core).
  *
  * Freestanding C: efi.h holds our own UEFI/PI definitions.
@@ -49,6 +50,11 @@ static const EFI_GUID initrd_file_guid = LBOOT_GUID_INITRD_INIT;
 static const EFI_GUID cmdline_file_guid = LBOOT_GUID_CMDLINE_INIT;
 
 static EFI_SYSTEM_TABLE *st;
+
+/* after a fatal error, the pause before the reset (the message stays on
+ * screen that long) */
+#define LBOOT_FATAL_RESET_S "10"
+#define LBOOT_FATAL_RESET_US 10000000
 static EFI_BOOT_SERVICES *bs;
 static EFI_HANDLE self;
 
@@ -216,7 +222,17 @@ __attribute__((noreturn)) static void fatal(const char *what, EFI_STATUS s)
 	put(": ");
 	put_status(s);
 	put("\n");
-	put("lbootdxe: halted: the ROM cannot boot Linux; rebuild it with `lboot mkrom`\n");
+	put("lbootdxe: the ROM cannot boot Linux; rebuild it with `lboot mkrom`\n");
+	/* A server left alone must not sit halted: reset, as a watchdog would,
+	 * so that a BMC sees the loop (or switches flash banks) and a transient
+	 * fault gets another try. */
+	if (st->RuntimeServices && st->RuntimeServices->ResetSystem) {
+		put("lbootdxe: resetting the machine in " LBOOT_FATAL_RESET_S " s\n");
+		if (st->BootServices && st->BootServices->Stall)
+			st->BootServices->Stall(LBOOT_FATAL_RESET_US);
+		st->RuntimeServices->ResetSystem(EfiResetCold, s, 0, NULL);
+	}
+	put("lbootdxe: reset failed: halted\n");
 	for (;;)
 		__asm__ volatile("cli; hlt");
 }
