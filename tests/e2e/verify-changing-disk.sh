@@ -194,6 +194,7 @@ for d in main sig; do
 	disk_checks "$c"
 	log "$c: target up after $(elapsed) s"
 	qemu_stop
+	cp "$T/serial.log" "$T/serial-ab-$d.log"; cp "$T/nbd.log" "$T/nbd-ab-$d.log"
 done
 
 # 2. first read tampered, later reads good
@@ -212,4 +213,6 @@ expect_not "lboot: kexec '(main|sig)'" && ok "$c: neither refused entry was load
 	not_ok "$c: neither refused entry was loaded"
 disk_checks "$c"
 log "$c: target up after $(elapsed) s"
+qemu_stop
+cp "$T/serial.log" "$T/serial-ba.log"; cp "$T/nbd.log" "$T/nbd-ba.log"
 e2e_done
