@@ -26,13 +26,15 @@
 #     manifest), 'sig' is refused (bad signature), 'fallback' boots; B's
 #     marker never shows and no changed sector is read twice.
 #
-# This test CAN fail: with lb_kexec_load() changed to stage the entry a
-# second time after the check and load that (a design that re-reads, like a
-# loader that checks a file and then hands its path to the kernel), case 1
-# printed "lboot-target: UNVERIFIED-B" from the checked entry, the plugin
-# logged second reads of the changed sectors, and 4 checks went red (see
-# docs/verified-boot.md). Without the cache drop the same broken loader still
-# booted A: the page cache hid the second read, which is why the hook exists.
+# This test CAN fail: with lb_kexec_load() changed (an experiment, never
+# committed) to call lb_kexec_stage() again after the check and load that
+# second read (a design that re-reads, like a loader that checks a file and
+# then hands its path to the kernel), both runs of case 1 booted
+# "lboot-target: UNVERIFIED-B" from the checked entry, the plugin logged a
+# second read of the changed sector, and 6 checks went red (the marker, "B
+# never booted", "no second read", twice). Without the cache drop the same
+# broken loader booted A's bytes out of the page cache and passed every boot
+# check: that is why the hook exists (docs/verified-boot.md).
 . "$(dirname "$0")/lib.sh"
 e2e_init verify-changing-disk
 command -v minisign >/dev/null || { not_ok "minisign not installed (scripts/deps.sh)"; exit 1; }
