@@ -111,6 +111,10 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 				memcpy(o->fault_hang, tok + 17, l + 1);
 				n++;
 			}
+		} else if (!strcmp(tok, "lboot.fault_dropcaches=1") ||
+			   !strcmp(tok, "lboot.fault_dropcaches=0")) {
+			o->fault_dropcaches = tok[23] == '1';
+			n++;
 		} else if (!strncmp(tok, "lboot.net=", 10)) {
 			if (!strcmp(tok + 10, "auto") || !strcmp(tok + 10, "on") ||
 			    !strcmp(tok + 10, "off")) {
@@ -289,6 +293,7 @@ static void refused_set(const struct lb_entries *l, const struct lb_entry *e,
 
 static struct lb_measure tpm; /* 53 KB: not on the stack */
 static int tpm_on, tpm_dry, tpm_require;
+static int fault_dropcaches; /* lboot.fault_dropcaches=1 */
 
 static void measure_setup(const struct lb_boot_opts *o)
 {
@@ -364,6 +369,23 @@ fail:
 	return r < 0 ? r : -EIO;
 }
 
+/* lboot.fault_dropcaches=1 (fault injection for
+ * tests/e2e/verify-changing-disk.sh): after the check passed and before
+ * the load, the page cache goes (clean pages, the block devices' too), so
+ * anything that read the entry's files again now would get the disk's
+ * bytes of now, not the ones checked. The staged memfds are shmem, not
+ * page cache: they stay. */
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	int ok = fd >= 0 && write(fd, "3\n", 2) == 2;
+
+	if (fd >= 0)
+		close(fd);
+	say("lboot: fault injection: page cache %s after the check (lboot.fault_dropcaches)\n",
+	    ok ? "dropped" : "NOT dropped");
+}
+
 /* the kexec check: verify (policy), then measure what will boot */
 static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		       char *why, size_t whysz)
@@ -380,6 +402,8 @@ static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		snprintf(why, whysz, "TPM: measuring failed, and a TPM is required");
 		return -EKEYREJECTED;
 	}
+	if (fault_dropcaches)
+		drop_caches();
 	return 0;
 }
 
@@ -402,6 +426,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 
 	lb_progress(LB_PHASE_LOAD, lb_entry_device(set, e));
 	tpm_dry = o->dry_run;
+	fault_dropcaches = o->fault_dropcaches;
 	r = lb_kexec_load(&rq, why, sizeof(why));
 	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require)) {
 		say("lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",

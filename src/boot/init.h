@@ -26,6 +26,8 @@ struct lb_boot_opts {
 	int interactive;     /* scan, then the menu without a countdown */
 	char phase_timeout[64]; /* lboot.phase_timeout=SPEC (progress.h), "" defaults */
 	char fault_hang[80]; /* lboot.fault_hang=PHASE[:DEV] (fault injection) */
+	int fault_dropcaches; /* lboot.fault_dropcaches=1: drop the page cache
+			       * between the check and the load (fault injection) */
 	char verify[16];     /* lboot.verify=: only stricter than the built-in policy */
 	char net[8];         /* lboot.net=auto (when no disk has entries), on, off */
 	char order[256];     /* lboot.order=TOKEN,... (order.h) */

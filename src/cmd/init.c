@@ -24,6 +24,8 @@ LB_APPLET(init, LB_TARGET,
 "  lboot.fault_hang=PHASE[:DEV]  fault injection for tests: the boot process\n"
 "                      hangs when it enters PHASE (discover, probe, mount,\n"
 "                      scan, load) on DEV\n"
+"  lboot.fault_dropcaches=1  fault injection for tests: drop the page cache\n"
+"                      after an entry's check, before its load\n"
 "Run as anything but PID 1 it refuses (use `lboot boot`).\n"
 "Exit: 0 never, 1 not PID 1, 2 usage.\n")
 

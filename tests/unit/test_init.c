@@ -89,6 +89,20 @@ int main(void)
 		CHECK_STR(p.phase_timeout, "0,load:60");
 	}
 
+	TEST("lboot.fault_dropcaches") {
+		struct lb_boot_opts p;
+
+		lb_boot_opts_init(&p);
+		CHECK_INT(p.fault_dropcaches, 0);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.fault_dropcaches=1", &p), 1);
+		CHECK_INT(p.fault_dropcaches, 1);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.fault_dropcaches=2 lboot.fault_dropcaches "
+						"lboot.fault_dropcaches=10", &p), 0);
+		CHECK_INT(p.fault_dropcaches, 1);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.fault_dropcaches=0", &p), 1);
+		CHECK_INT(p.fault_dropcaches, 0);
+	}
+
 	TEST("bounds per phase: defaults, lboot.phase_timeout, off, the menu never") {
 		CHECK_INT(lb_progress_configure(-1, NULL), 0);
 		CHECK_INT(lb_progress_default_ms(LB_PHASE_SCAN), 30000);
