@@ -115,6 +115,45 @@ static int is_pxelinux(const struct lb_net_lease *l)
 	       l->dhcp.pxe_conffile[0] || l->dhcp.pxe_prefix[0];
 }
 
+/* IPAPPEND/SYSAPPEND: the strings pxelinux adds after the label's command
+ * line, in bit order (ip=, BOOTIF=, SYSUUID=; syslinux readconfig.c
+ * record()). The other bits (CPU, DMI strings) are not expanded. */
+static int sysappend(struct lb_entry *e, const struct lb_net_lease *l,
+		     const struct lb_pxelinux_client *c)
+{
+	char add[3][96], *line;
+	size_t n = 0;
+	int k = 0;
+
+	if (!e->sysappend)
+		return 0;
+	if (e->sysappend & LB_SYSAPPEND_IP) {
+		uint32_t sv = l->next_server ? l->next_server : l->server;
+
+		if (lb_pxelinux_ipappend1((const uint8_t *)&l->addr, (const uint8_t *)&sv,
+					  (const uint8_t *)&l->router, (const uint8_t *)&l->mask,
+					  add[k], sizeof(add[k])) > 0)
+			k++;
+	}
+	if ((e->sysappend & LB_SYSAPPEND_BOOTIF) && lb_pxelinux_bootif(c, add[k], sizeof(add[k])) > 0)
+		k++;
+	if ((e->sysappend & LB_SYSAPPEND_SYSUUID) && lb_pxelinux_sysuuid(c, add[k], sizeof(add[k])) > 0)
+		k++;
+	n = e->cmdline ? strlen(e->cmdline) : 0;
+	for (int i = 0; i < k; i++)
+		n += 1 + strlen(add[i]);
+	if (!k || !(line = malloc(n + 1)))
+		return k ? -ENOMEM : 0;
+	strcpy(line, e->cmdline ? e->cmdline : "");
+	for (int i = 0; i < k; i++) {
+		strcat(line, " ");
+		strcat(line, add[i]);
+	}
+	free(e->cmdline);
+	e->cmdline = line;
+	return 0;
+}
+
 /* entry paths (absolute in the TFTP root) into URLs */
 static int urlize(char **p, const char *server)
 {
@@ -191,6 +230,8 @@ static int netboot_pxelinux(const struct lb_netboot_opts *o, const struct lb_net
 			r = urlize(&e->kernel, ctx.server);
 			for (size_t j = 0; !r && j < e->n_initrd; j++)
 				r = urlize(&e->initrd[j], ctx.server);
+			if (!r)
+				r = sysappend(e, l, &c);
 			free(e->fs);
 			e->fs = NULL;
 		}

@@ -30,6 +30,7 @@ struct lb_entry {
 	char *source;     /* "file:line" the entry came from */
 	int is_default;   /* exactly one entry in a list has it */
 	int hidden;       /* not shown in the menu (still bootable by id) */
+	unsigned sysappend; /* syslinux IPAPPEND/SYSAPPEND bits: LB_SYSAPPEND_* */
 	/* Verified boot (set by the scan when a policy checks config files):
 	 * cfg_checked: the config files that define this entry were checked;
 	 * cfg_rc: 0 when every one had a valid signature of a trusted key, else
@@ -39,6 +40,14 @@ struct lb_entry {
 	int cfg_rc;
 	char *cfg_file;
 };
+
+/* syslinux IPAPPEND/SYSAPPEND bits (syslinux's doc/syslinux.txt): ip=,
+ * BOOTIF=, SYSUUID=; bits above these (CPU=, DMI strings) are kept but
+ * not expanded. */
+#define LB_SYSAPPEND_IP      0x1u
+#define LB_SYSAPPEND_BOOTIF  0x2u
+#define LB_SYSAPPEND_SYSUUID 0x4u
+#define LB_SYSAPPEND_ALL     0x3ffffu
 
 struct lb_entries {
 	struct lb_entry *v;

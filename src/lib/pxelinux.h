@@ -53,7 +53,7 @@ void lb_pxelinux_paths_free(struct lb_pxelinux_paths *p);
  * Returns length or negative errno (-ENOSPC, -EINVAL without a MAC). */
 int lb_pxelinux_bootif(const struct lb_pxelinux_client *c, char *buf,
 		       size_t size);
-/* "SYSUUID=..." (sysappend 0x10). -ENOENT without a UUID. */
+/* "SYSUUID=..." (sysappend 4). -ENOENT without a UUID. */
 int lb_pxelinux_sysuuid(const struct lb_pxelinux_client *c, char *buf,
 			size_t size);
 /* "ip=CLIENT:SERVER:GATEWAY:NETMASK" (ipappend 1), dotted quads. */

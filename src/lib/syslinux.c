@@ -10,7 +10,11 @@
  *    Linux kernels become entries, plus `com32 linux.c32 KERNEL ARGS`;
  *  - APPEND in a label replaces the global APPEND, `APPEND -` means none;
  *    labels without APPEND inherit the global one in force when the label
- *    ends; `initrd=a,b` words leave the command line and join INITRD's list;
+ *    ends. The kernel gets what ldlinux builds: "BOOT_IMAGE=KERNEL APPEND
+ *    initrd=INITRD", the APPEND text as written (trailing blanks too), and
+ *    loads the first initrd= list of that line (checked against real
+ *    pxelinux 6.04: tests/e2e/netboot-pxelinux-oracle.sh). linux.c32's
+ *    arguments: initrd= words leave the line, INITRD's list first;
  *  - INCLUDE / MENU INCLUDE read a file in place (depth capped), CONFIG FILE
  *    [DIR] outside a label restarts with another file (and working dir);
  *    inside a label it is a menu link and is not followed;
@@ -25,7 +29,12 @@
  *    DEFAULT, else the DEFAULT label, else the first visible top-level
  *    entry; without a menu, DEFAULT (a label or a command line). A command
  *    line that matches no entry becomes an entry of its own;
- *  - TIMEOUT is in 1/10 s.
+ *  - TIMEOUT is in 1/10 s;
+ *  - IPAPPEND/SYSAPPEND N (the same keyword): in a label, that label's bits;
+ *    outside, the bits labels started after it inherit. The entry carries
+ *    the bits (sysappend); the strings are added at boot, after the APPEND
+ *    text, in bit order, by whoever knows them (netboot: ip=, BOOTIF=,
+ *    SYSUUID=).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +56,7 @@ enum { KT_NONE, KT_AUTO, KT_LINUX, KT_COM32, KT_OTHER, KT_CONFIG, KT_LOCAL };
 
 struct label {
 	int open, kt, has_append, hidden, mdefault, nav, depth;
+	unsigned ipappend;         /* IPAPPEND/SYSAPPEND bits of this label */
 	char *name, *title, *kernel, *append, *initrd, *src;
 };
 
@@ -58,6 +68,8 @@ struct sx {
 	char *gappend, *deflt, *ontimeout, *deflt_src, *onto_src, *menudef;
 	int timeout, prompt, ui, depth, incl, text, in_begin, mtitled;
 	int no_implicit;           /* IMPLICIT 0: only labels boot */
+	unsigned sysappend;        /* global IPAPPEND/SYSAPPEND: labels that
+				      start after it inherit it */
 	char *mname[SX_MAX_MENU + 1];
 	long first_top;
 	struct label cur;
@@ -150,7 +162,7 @@ static char *untag(const char *t)
 }
 
 /* Split a command line into kernel args (words joined by one space) and
- * initrd= lists added to e. */
+ * initrd= lists added to e (linux.c32's arguments). */
 static int args_to_entry(struct lb_entry *e, const char *args,
 			 struct lb_entries *msgs, const char *src)
 {
@@ -210,6 +222,48 @@ static int args_to_entry(struct lb_entry *e, const char *args,
 nomem:
 	free(cmd);
 	return -ENOMEM;
+}
+
+/* ldlinux's Linux loader (syslinux 6.04 com32/elflink/ldlinux/kernel.c):
+ * the kernel gets "BOOT_IMAGE=KERNEL ARGS" as it stands, and the initrds
+ * are the comma-separated names after the first "initrd=" in that line
+ * (a later initrd= is not loaded); names end at a space or comma. */
+static int ldlinux_entry(struct lb_entry *e, const char *kernel,
+			 const char *args, struct lb_entries *msgs,
+			 const char *src)
+{
+	const char *p;
+	char *line;
+
+	if (asprintf(&line, "BOOT_IMAGE=%s %s", kernel, args) < 0)
+		return -ENOMEM;
+	free(e->cmdline);
+	e->cmdline = line;
+	if (!(p = strstr(line, "initrd=")))
+		return 0;
+	p += 6;
+	do {
+		const char *w = ++p;
+		char *name;
+		int r;
+
+		while (*p && *p != ' ' && *p != ',')
+			p++;
+		if (p == w)
+			continue;
+		if (!(name = strndup(w, (size_t)(p - w))))
+			return -ENOMEM;
+		r = lb_entry_add_initrd(e, name);
+		free(name);
+		if (r == -E2BIG) {
+			lb_entries_msg(msgs, "%s: more than %d initrds, rest ignored",
+				       src, LB_MAX_INITRDS);
+			return 0;
+		}
+		if (r)
+			return r;
+	} while (*p == ',');
+	return 0;
 }
 
 /* Resolve e's kernel and initrds against cwd. */
@@ -344,12 +398,31 @@ static int close_label(struct sx *s)
 		strcat(e.title, t);
 		free(t);
 	}
-	if (c->initrd && (r = add_initrd_list(&e, c->initrd, s->msgs, c->src)))
-		goto out;
-	if ((r = args_to_entry(&e, app, s->msgs, c->src)) ||
-	    (r = resolve_entry(&e, s->cwd)))
+	if (kt == KT_COM32) {
+		if (c->initrd && (r = add_initrd_list(&e, c->initrd, s->msgs, c->src)))
+			goto out;
+		if ((r = args_to_entry(&e, app, s->msgs, c->src)))
+			goto out;
+	} else {
+		/* readconfig's record(): the label's command line is APPEND
+		 * then " initrd=INITRD" (real pxelinux 6.04 gives the kernel
+		 * exactly that: e2e netboot-pxelinux-oracle) */
+		char *args;
+
+		if (asprintf(&args, "%s%s%s", app, c->initrd ? " initrd=" : "",
+			     c->initrd ? c->initrd : "") < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		r = ldlinux_entry(&e, kern, args, s->msgs, c->src);
+		free(args);
+		if (r)
+			goto out;
+	}
+	if ((r = resolve_entry(&e, s->cwd)))
 		goto out;
 	e.hidden = c->hidden;
+	e.sysappend = c->ipappend;
 	if (s->l.n >= SX_MAX_ENTRIES) {
 		lb_entries_msg(s->msgs, "%s: too many entries, rest ignored", c->src);
 		r = 0;
@@ -512,7 +585,7 @@ static int parse_buf(struct sx *s, const char *name, const char *buf,
 
 	while (p < end && !r) {
 		const char *l = p, *e = memchr(p, '\n', (size_t)(end - p));
-		const char *k, *v;
+		const char *k, *v, *raw;
 		size_t ln, kl;
 		char *val = NULL, src[512];
 
@@ -521,6 +594,10 @@ static int parse_buf(struct sx *s, const char *name, const char *buf,
 		p = e < end ? e + 1 : end;
 		lineno++;
 		ln = (size_t)(e - l);
+		/* the line as fgets leaves it without its \r\n: command lines
+		 * (APPEND, DEFAULT, ONTIMEOUT) keep their trailing blanks, as
+		 * real pxelinux hands them to the kernel */
+		raw = e > l && e[-1] == '\r' ? e - 1 : e;
 		while (ln && isws(*l)) {
 			l++;
 			ln--;
@@ -542,7 +619,8 @@ static int parse_buf(struct sx *s, const char *name, const char *buf,
 				s->text = 0;
 			continue;
 		}
-		if (!(val = strndup(v, (size_t)(l + ln - v))))
+		if (!(val = strndup(v, (size_t)(((KW("append") || KW("default") || KW("ontimeout")) &&
+						  v < l + ln ? raw : l + ln) - v))))
 			return -ENOMEM;
 		snprintf(src, sizeof(src), "%s:%d", name, lineno);
 		if (KW("label")) {
@@ -551,6 +629,7 @@ static int parse_buf(struct sx *s, const char *name, const char *buf,
 				s->cur.open = 1;
 				s->cur.kt = KT_NONE;
 				s->cur.depth = s->depth;
+				s->cur.ipappend = s->sysappend;
 				if (!(s->cur.name = strdup(val)) ||
 				    !(s->cur.src = strdup(src)))
 					r = -ENOMEM;
@@ -596,6 +675,14 @@ static int parse_buf(struct sx *s, const char *name, const char *buf,
 		} else if (KW("initrd")) {
 			if (s->cur.open)
 				r = set(&s->cur.initrd, val);
+		} else if (KW("ipappend") || KW("sysappend")) {
+			unsigned long b = strtoul(val, NULL, 0);
+
+			b &= LB_SYSAPPEND_ALL;
+			if (s->cur.open)
+				s->cur.ipappend = (unsigned)b;
+			else
+				s->sysappend = (unsigned)b;
 		} else if (KW("include")) {
 			r = include(s, src, val);
 		} else if (KW("menu")) {
@@ -618,7 +705,7 @@ static int parse_buf(struct sx *s, const char *name, const char *buf,
 		} else if (KW("implicit")) {
 			s->no_implicit = strtol(val, NULL, 10) == 0;
 		}
-		/* ipappend, sysappend, say, display, f1..f12, serial, font,
+		/* say, display, f1..f12, serial, font,
 		 * kbdmap, path, allowoptions, totaltimeout, ...:
 		 * nothing to do for a boot entry */
 #undef KW
@@ -668,7 +755,9 @@ static long match_cmd(struct sx *s, const char *cmd, const char *src)
 		lb_entry_free(&e);
 		return -1;
 	}
-	if (args_to_entry(&e, p, s->msgs, src) || resolve_entry(&e, s->cwd))
+	while (isws(*p))
+		p++;
+	if (ldlinux_entry(&e, e.kernel, p, s->msgs, src) || resolve_entry(&e, s->cwd))
 		goto nomem;
 	for (size_t i = 0; i < s->l.n && idx < 0; i++) {
 		struct lb_entry *x = &s->l.v[i];

@@ -117,7 +117,9 @@ mkdisk_mbr() { mkdisk dos "$@"; }
 # (E2E_APPEND adds kernel arguments; default lboot.timeout=0). With
 # E2E_FIRMWARE=path, boots that ROM from pflash instead (q35, up to 16 MiB
 # of flash: max-fw-size), with E2E_VARS as unit 1 (the variable store, and
-# the ROM's payload volume below it in the larger layout, docs/rom.md). Serial goes to $T/serial.log; `send` writes to it.
+# the ROM's payload volume below it in the larger layout, docs/rom.md).
+# With E2E_BOOT_N=1, no kernel: SeaBIOS boots from the network (-boot n).
+# Serial goes to $T/serial.log; `send` writes to it.
 qemu_start() {
 	local -a base
 	rm -f "$T/serial.in" "$T/serial.out" "$T/serial.log"
@@ -128,6 +130,8 @@ qemu_start() {
 			cp "$E2E_VARS" "$T/vars.fd"
 			base+=(-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd")
 		fi
+	elif [ -n "${E2E_BOOT_N:-}" ]; then
+		base=(-machine "${E2E_MACHINE:-q35}" -boot n)   # SeaBIOS, the NIC's PXE ROM
 	else
 		base=(-machine "${E2E_MACHINE:-q35}" -kernel "$OUT/bzImage" -initrd "${E2E_INITRD:-$OUT/initramfs.cpio.xz}"
 		      -append "console=ttyS0,115200 panic=-1 ${E2E_APPEND-lboot.timeout=0}")

@@ -111,21 +111,22 @@ int main(void)
 			CHECK_STR(e->kernel, "/debian-installer/amd64/linux");
 			CHECK_INT(e->n_initrd, 1);
 			CHECK_STR(e->initrd[0], "/debian-installer/amd64/initrd.gz");
-			CHECK_STR(e->cmdline, "vga=788 --- quiet");
+			/* ldlinux: BOOT_IMAGE= first, initrd= kept where it stands */
+			CHECK_STR(e->cmdline, "BOOT_IMAGE=debian-installer/amd64/linux vga=788 initrd=debian-installer/amd64/initrd.gz --- quiet ");
 			CHECK_STR(e->fs, "NETBOOT");
 			CHECK_STR(e->source, "/debian-installer/amd64/boot-screens/txt.cfg:1");
 		}
 		e = by_id(&l, "expert");
 		CHECK(e && !strcmp(e->title, "Advanced options > Expert install"));
-		CHECK(e && !strcmp(e->cmdline, "priority=low vga=788 ---"));
+		CHECK(e && !strcmp(e->cmdline, "BOOT_IMAGE=debian-installer/amd64/linux priority=low vga=788 initrd=debian-installer/amd64/initrd.gz --- "));
 		e = by_id(&l, "rescue");
 		CHECK(e && !strcmp(e->title, "Advanced options > Rescue mode"));
-		CHECK(e && !strcmp(e->cmdline, "vga=788 rescue/enable=true --- quiet"));
+		CHECK(e && !strcmp(e->cmdline, "BOOT_IMAGE=debian-installer/amd64/linux vga=788 initrd=debian-installer/amd64/initrd.gz rescue/enable=true --- quiet "));
 		e = by_id(&l, "auto");
 		CHECK(e && !strcmp(e->title, "Advanced options > Automated install"));
 		e = by_id(&l, "installdark");
 		CHECK(e && !strcmp(e->title, "Accessible dark contrast installer menu > Install"));
-		CHECK(e && !strcmp(e->cmdline, "vga=788 theme=dark --- quiet"));
+		CHECK(e && !strcmp(e->cmdline, "BOOT_IMAGE=debian-installer/amd64/linux vga=788 initrd=debian-installer/amd64/initrd.gz theme=dark --- quiet "));
 		e = by_id(&l, "expertdark");
 		CHECK(e && !strcmp(e->title, "Accessible dark contrast installer menu > Advanced options > Expert install"));
 		/* install, expert, rescue, auto, installdark, expertdark,
@@ -184,7 +185,7 @@ int main(void)
 			CHECK_STR(l.v[0].id, "arch");
 			CHECK_STR(l.v[0].kernel, "/boot/syslinux/../vmlinuz-linux");
 			CHECK_STR(l.v[0].initrd[0], "/boot/syslinux/../initramfs-linux.img");
-			CHECK_STR(l.v[0].cmdline, "root=/dev/sda3 rw");
+			CHECK_STR(l.v[0].cmdline, "BOOT_IMAGE=../vmlinuz-linux root=/dev/sda3 rw initrd=../initramfs-linux.img");
 			CHECK_INT(l.v[0].is_default, 1);
 			CHECK_STR(l.v[1].title, "Arch Linux Fallback");
 		}
@@ -205,17 +206,20 @@ int main(void)
 		if (l.n == 4) {
 			CHECK_STR(l.v[0].kernel, "/isolinux/vmlinuz");
 			/* the global APPEND in force when the label ends */
-			CHECK_STR(l.v[0].cmdline, "console=ttyS0");
-			CHECK(l.v[1].cmdline == NULL);
+			CHECK_STR(l.v[0].cmdline, "BOOT_IMAGE=vmlinuz console=ttyS0");
+			/* "BOOT_IMAGE=%s %s" with no arguments: the space stays */
+			CHECK_STR(l.v[1].cmdline, "BOOT_IMAGE=/vmlinuz ");
 			CHECK_STR(l.v[1].kernel, "/vmlinuz");
 			CHECK_STR(l.v[2].kernel, "/boot/vmlinuz");
-			CHECK_STR(l.v[2].cmdline, "x=1 y=2");
+			CHECK_STR(l.v[2].cmdline, "BOOT_IMAGE=::boot/vmlinuz x=1 initrd=i1.gz,/i2.gz y=2");
 			CHECK_INT(l.v[2].n_initrd, 2);
 			CHECK_STR(l.v[2].initrd[0], "/isolinux/i1.gz");
 			CHECK_STR(l.v[2].initrd[1], "/i2.gz");
-			CHECK_INT(l.v[3].n_initrd, 3);
-			CHECK_STR(l.v[3].initrd[2], "/isolinux/three.img");
-			CHECK_STR(l.v[3].cmdline, "z");
+			/* APPEND's initrd= comes first in the line; ldlinux loads
+			 * the first initrd= list only */
+			CHECK_INT(l.v[3].n_initrd, 1);
+			CHECK_STR(l.v[3].initrd[0], "/isolinux/three.img");
+			CHECK_STR(l.v[3].cmdline, "BOOT_IMAGE=vmlinuz initrd=three.img z initrd=one.img,two.img");
 			CHECK_INT(l.v[0].is_default, 1); /* no DEFAULT: first */
 			CHECK_STR(l.v[0].fs, "FS");
 		}
@@ -254,6 +258,42 @@ int main(void)
 			dump(&l);
 		lb_entries_free(&l);
 	}
+	TEST("syslinux IPAPPEND/SYSAPPEND: global inherited by labels, a label's own wins") {
+		struct lb_entries l = LB_ENTRIES_INIT;
+
+		/* as readconfig.c: a keyword after LABEL belongs to that label
+		 * (until the next LABEL), so a global one comes first */
+		CHECK_INT(parse_mem("/",
+			"IPAPPEND 1\n"
+			"label a\n kernel /k\n"
+			"label b\n kernel /k\n ipappend 2\n SYSAPPEND 0x4\n"
+			"label c\n kernel /k\n sysappend 03\n"
+			"label d\n kernel /k\n", &l), 0);
+		CHECK_INT(l.n, 4);
+		if (l.n == 4) {
+			CHECK_INT(l.v[0].sysappend, 1);  /* the global one */
+			CHECK_INT(l.v[1].sysappend, 4);  /* its own, the last, hex */
+			CHECK_INT(l.v[2].sysappend, 3);  /* octal 03 (strtoul base 0) */
+			CHECK_INT(l.v[3].sysappend, 1);  /* the global again */
+			CHECK_STR(l.v[0].cmdline, "BOOT_IMAGE=/k ");
+		}
+		lb_entries_free(&l);
+	}
+	TEST("syslinux APPEND keeps its blanks; the first initrd= list is loaded") {
+		struct lb_entries l = LB_ENTRIES_INIT;
+
+		CHECK_INT(parse_mem("/",
+			"label a\n kernel /k\n append  x=1   y=2  \r\n"
+			"label b\n kernel /k\n append rd.xinitrd=no initrd=/a,/b z initrd=/c\n", &l), 0);
+		CHECK_INT(l.n, 2);
+		if (l.n == 2) {
+			CHECK_STR(l.v[0].cmdline, "BOOT_IMAGE=/k x=1   y=2  ");
+			/* ldlinux finds "initrd=" with strstr: inside a word too */
+			CHECK_INT(l.v[1].n_initrd, 1);
+			CHECK_STR(l.v[1].initrd[0], "/no");
+		}
+		lb_entries_free(&l);
+	}
 	TEST("syslinux default command line, menu default, ui") {
 		struct lb_entries l = LB_ENTRIES_INIT;
 
@@ -264,7 +304,7 @@ int main(void)
 		if (l.n == 2) {
 			CHECK_INT(l.v[1].is_default, 1);
 			CHECK_STR(l.v[1].kernel, "/vmlinuz");
-			CHECK_STR(l.v[1].cmdline, "root=/dev/sda1");
+			CHECK_STR(l.v[1].cmdline, "BOOT_IMAGE=/vmlinuz root=/dev/sda1");
 		}
 		lb_entries_free(&l);
 		CHECK_INT(parse_mem("/",
