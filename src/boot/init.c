@@ -24,6 +24,7 @@
 #include "scan.h"
 #include "verify.h"
 #include "measure.h"
+#include "totpseal.h"
 #include "netboot.h"
 #include "grubenv.h"
 #include "netio.h"
@@ -147,6 +148,12 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			size_t l = strlen(tok + 14);
 			if (l < sizeof(o->measure)) {
 				memcpy(o->measure, tok + 14, l + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.totp=", 11)) {
+			size_t l = strlen(tok + 11);
+			if (l < sizeof(o->totp)) {
+				memcpy(o->totp, tok + 11, l + 1);
 				n++;
 			}
 		} else if (!strncmp(tok, "lboot.verify=", 13)) {
@@ -362,6 +369,30 @@ fail:
 	    r < 0 ? strerror(-r) : "TPM error",
 	    tpm_require ? "not booting it (a TPM is required)" : "booting it unmeasured");
 	return r < 0 ? r : -EIO;
+}
+
+/* The owner's TOTP above the menu (docs/measured-boot.md): unsealed against
+ * the PCRs as they are when the menu shows, so only while this boot has
+ * extended nothing yet. No TPM, lboot.totp=off or nothing provisioned: no
+ * line. */
+static void totp_show(const struct lb_boot_opts *o)
+{
+	uint32_t index = LB_TOTPSEAL_NV_DEFAULT;
+	char line[160], *end;
+
+	if (!tpm_on || tpm.n_ev || !strcmp(o->totp, "off"))
+		return;
+	if (o->totp[0]) {
+		unsigned long v = strtoul(o->totp, &end, 0);
+
+		if (*end || (v >> 24) != 0x01 || v > 0xffffffffUL) {
+			say("lboot: lboot.totp=%s: want off or an NV index 0x01xxxxxx\n", o->totp);
+			return;
+		}
+		index = (uint32_t)v;
+	}
+	if (lb_totpseal_line(&tpm.t, index, (int64_t)time(NULL), line, sizeof(line)) != -ENOENT)
+		say("%s\n", line);
 }
 
 /* the kexec check: verify (policy), then measure what will boot */
@@ -732,6 +763,7 @@ static int boot_run(const struct lb_boot_opts *o)
 			lb_progress(LB_PHASE_MENU, NULL);
 			m.refused = vb.refused;
 			m.n_refused = vb.n_refused;
+			totp_show(o);
 			if ((r = lb_menu_run(&m, &l, &set, timeout, &res))) {
 				say("lboot: menu: %s\n", strerror(-r));
 				sleep(1);
