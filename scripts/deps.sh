@@ -13,7 +13,7 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  debian-installer-12-netboot-amd64 python3 hyperfine time xorriso
  libsodium-dev libbearssl-dev minisign signify-openbsd shim-unsigned pesign osslsigncode
  atftpd dnsmasq-base nginx-light libnginx-mod-http-echo
- swtpm swtpm-tools tpm2-tools openssl xxd
+ swtpm swtpm-tools tpm2-tools openssl xxd oathtool zbar-tools
  ipxe-qemu pxelinux syslinux-common nbdkit xfsprogs btrfs-progs mdadm lvm2"
 missing=""
 for p in $PKGS; do

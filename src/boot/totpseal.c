@@ -21,6 +21,14 @@ int lb_totpseal_changed(int rc)
 	return rc_is(rc, 0x1d) /* POLICY_FAIL */ || rc == 0x128 /* PCR_CHANGED */;
 }
 
+/* TPM_RC_RETRY, TPM_RC_YIELDED, TPM_RC_TESTING: "try again" (Part 2
+ * 6.6.3); swtpm answers the first NV_Read after tpm2_nvwrite with RETRY */
+static int again(int rc)
+{
+	return rc == 0x922 || rc == 0x908 || rc == 0x90a;
+}
+#define RETRY(call) ({ int r_ = (call); for (int i_ = 0; i_ < 3 && again(r_); i_++) r_ = (call); r_; })
+
 static int check_args(uint32_t index, uint32_t mask)
 {
 	if ((index >> 24) != 0x01 || !mask || (mask >> LB_TPM2_NUM_PCRS))
@@ -128,12 +136,12 @@ int lb_totpseal_unseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret,
 	static uint8_t buf[LB_TOTPREC_NV_MAX];
 	struct lb_tpm2_nvpub pub;
 	struct lb_tpm2_auth auth;
-	uint32_t srk = 0, item = 0, session = 0;
+	uint32_t srk = 0, item = 0, session = 0, cc;
 	int rc;
 
 	if ((index >> 24) != 0x01)
 		return -EINVAL;
-	rc = lb_tpm2_nv_read_public(t, index, &pub);
+	rc = RETRY(lb_tpm2_nv_read_public(t, index, &pub));
 	if (rc_is(rc, 0x0b))
 		return -ENOENT;
 	if (rc)
@@ -141,14 +149,16 @@ int lb_totpseal_unseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret,
 	if (!(pub.attrs & LB_TPM2_NV_WRITTEN) || ((pub.attrs >> 4) & 0xf) != 0 ||
 	    pub.size > sizeof(buf) || pub.size < 16)
 		return -EILSEQ;
-	if ((rc = lb_tpm2_nv_read(t, index, NULL, index, 0, buf, pub.size)))
+	if ((rc = RETRY(lb_tpm2_nv_read(t, index, NULL, index, 0, buf, pub.size))))
 		return rc;
 	if (lb_totprec_parse(buf, pub.size, &rec) || rec.alg != LB_TPM2_ALG_SHA256)
 		return -EILSEQ;
-	if ((rc = lb_tpm2_create_primary(t, LB_TPM2_RH_OWNER, NULL, &srk)))
+	if ((rc = RETRY(lb_tpm2_create_primary(t, LB_TPM2_RH_OWNER, NULL, &srk))))
 		return rc;
 	rc = lb_tpm2_load(t, srk, NULL, &rec.priv, &rec.pub, &item);
+	cc = t->last_cc;
 	lb_tpm2_flush(t, srk);
+	t->last_cc = cc; /* messages name the command that failed */
 	if (rc)
 		return rc;
 	if ((rc = pcr_session(t, LB_TPM2_SE_POLICY, rec.mask, &session)))
@@ -164,9 +174,11 @@ int lb_totpseal_unseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret,
 	if (!rc && out)
 		*out = rec;
 out:
+	cc = t->last_cc;
 	if (session)
 		lb_tpm2_flush(t, session);
 	lb_tpm2_flush(t, item);
+	t->last_cc = cc;
 	return rc;
 }
 

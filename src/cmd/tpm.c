@@ -802,8 +802,9 @@ static int cmd_lock_platform(struct tpm *tp)
 
 /* --- TOTP ---------------------------------------------------------------------- */
 
-/* The QR code of text on stdout (and as a PBM image when pbm is set). */
-static int show_qr(const char *text, int ascii, const char *pbm)
+/* The QR code of text on stdout (unless json), and as a PBM image when pbm
+ * is set. */
+static int show_qr(const char *text, int ascii, int json, const char *pbm)
 {
 	static struct lb_qr q;
 	static char out[64 * 1024];
@@ -823,7 +824,8 @@ static int show_qr(const char *text, int ascii, const char *pbm)
 		lb_err("QR code: does not fit the text buffer");
 		return 1;
 	}
-	fputs(out, stdout);
+	if (!json)
+		fputs(out, stdout);
 	if (!pbm)
 		return 0;
 	n = lb_qr_pbm(&q, LB_QR_QUIET, 4, NULL, 0);
@@ -902,7 +904,7 @@ static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **
 				first = 0;
 			}
 		printf("],\"uri\":\"%s\"}\n", uri);
-		return pbm ? show_qr(uri, 1, pbm) : 0;
+		return pbm ? show_qr(uri, 1, 1, pbm) : 0;
 	}
 	printf("TOTP sealed to sha256 PCRs");
 	for (unsigned i = 0; i < LB_TPM2_NUM_PCRS; i++)
@@ -911,7 +913,7 @@ static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **
 			first = 0;
 		}
 	printf(" in NV 0x%08x; add it to the authenticator app:\n%s\n", index, uri);
-	rc = show_qr(uri, ascii, pbm);
+	rc = show_qr(uri, ascii, 0, pbm);
 	memset(uri, 0, sizeof(uri));
 	return rc;
 }
