@@ -596,6 +596,22 @@ static void policy_setup(const struct lb_boot_opts *o)
 	lb_scan_set_check(vb.pol.mode != LB_VERIFY_OFF ? lb_verify_config : NULL, &vb.v);
 }
 
+/* `manifest-floor-nv`: the floor is the TPM counter's value; no TPM or no
+ * readable counter: the policy fails closed (one line) */
+static void floor_nv_setup(void)
+{
+	if (!vb.pol.manifest_floor_nv)
+		return;
+	if (lb_policy_floor_nv(&vb.pol, tpm_on ? &tpm.t : NULL)) {
+		say("lboot: verified boot policy invalid, nothing can boot: %s\n", vb.pol.err);
+		lb_scan_set_check(lb_verify_config, &vb.v);
+		return;
+	}
+	say("lboot: manifest floor %llu (NV counter 0x%08x holds %llu)\n",
+	    (unsigned long long)vb.pol.manifest_floor, vb.pol.manifest_floor_nv,
+	    (unsigned long long)vb.pol.floor_nv_value);
+}
+
 int lb_boot_run(const struct lb_boot_opts *o)
 {
 	struct termios saved;
@@ -603,6 +619,7 @@ int lb_boot_run(const struct lb_boot_opts *o)
 
 	policy_setup(o);
 	measure_setup(o);
+	floor_nv_setup();
 	net_setup();
 	/* GRUB's save_env (next_entry after grub-reboot): written as GRUB
 	 * would, but not by a dry run */
