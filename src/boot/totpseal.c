@@ -103,6 +103,7 @@ int lb_totpseal_seal(struct lb_tpm2 *t, uint32_t index, uint32_t mask, uint8_t *
 	}
 	rc = lb_tpm2_create_sealed(t, srk, NULL, policy, plen, secret, LB_TOTPSEAL_SECRET,
 				   &rec.priv, &rec.pub);
+	memset(t->cmd, 0, sizeof(t->cmd)); /* the secret was in the command */
 	lb_tpm2_flush(t, srk);
 	if (rc)
 		goto out;
@@ -165,6 +166,7 @@ int lb_totpseal_unseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret,
 		goto out;
 	auth = (struct lb_tpm2_auth){ session, 0, 0, NULL };
 	rc = lb_tpm2_unseal(t, item, &auth, secret, cap, len);
+	memset(t->rsp, 0, sizeof(t->rsp)); /* and in the reply */
 	/* continueSession clear: the TPM flushed the session on success;
 	 * on failure it stays loaded */
 	if (!rc)
