@@ -40,8 +40,8 @@ LB_APPLET(tpm, LB_HOST|LB_TARGET,
 "                           separator (docs/measured-boot.md). --log-out: the\n"
 "                           events as a TCG2 log, after the log --log-base;\n"
 "                           --acpi: into the ACPI TPM2 log area (/dev/mem)\n"
-"--json: info, pcrread, eventlog, getrandom and measure print JSON. Exit 0 ok, 1 on\n"
-"failure (TPM response codes named), 2 on bad usage.\n")
+"--json: info, pcrread, eventlog, getrandom, measure, seal-totp and totp print\n"
+"JSON. Exit 0 ok, 1 on failure (TPM response codes named), 2 on bad usage.\n")
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
