@@ -14,7 +14,9 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  libsodium-dev libbearssl-dev minisign signify-openbsd shim-unsigned pesign osslsigncode
  atftpd dnsmasq-base nginx-light libnginx-mod-http-echo
  swtpm swtpm-tools tpm2-tools openssl xxd
- ipxe-qemu pxelinux syslinux-common nbdkit nbdkit-plugin-dev xfsprogs btrfs-progs mdadm lvm2"
+ oathtool zbar-tools
+ ipxe-qemu pxelinux syslinux-common nbdkit nbdkit-plugin-dev
+ xfsprogs btrfs-progs mdadm lvm2"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -24,6 +24,7 @@
 #include "scan.h"
 #include "verify.h"
 #include "measure.h"
+#include "totpseal.h"
 #include "netboot.h"
 #include "grubenv.h"
 #include "netio.h"
@@ -151,6 +152,12 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 			size_t l = strlen(tok + 14);
 			if (l < sizeof(o->measure)) {
 				memcpy(o->measure, tok + 14, l + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.totp=", 11)) {
+			size_t l = strlen(tok + 11);
+			if (l < sizeof(o->totp)) {
+				memcpy(o->totp, tok + 11, l + 1);
 				n++;
 			}
 		} else if (!strncmp(tok, "lboot.verify=", 13)) {
@@ -386,6 +393,30 @@ static void drop_caches(void)
 	    ok ? "dropped" : "NOT dropped");
 }
 
+/* The owner's TOTP above the menu (docs/measured-boot.md): unsealed against
+ * the PCRs as they are when the menu shows, so only while this boot has
+ * extended nothing yet. No TPM, lboot.totp=off or nothing provisioned: no
+ * line. */
+static void totp_show(const struct lb_boot_opts *o)
+{
+	uint32_t index = LB_TOTPSEAL_NV_DEFAULT;
+	char line[160], *end;
+
+	if (!tpm_on || tpm.n_ev || !strcmp(o->totp, "off"))
+		return;
+	if (o->totp[0]) {
+		unsigned long v = strtoul(o->totp, &end, 0);
+
+		if (*end || (v >> 24) != 0x01 || v > 0xffffffffUL) {
+			say("lboot: lboot.totp=%s: want off or an NV index 0x01xxxxxx\n", o->totp);
+			return;
+		}
+		index = (uint32_t)v;
+	}
+	if (lb_totpseal_line(&tpm.t, index, (int64_t)time(NULL), line, sizeof(line)) != -ENOENT)
+		say("%s\n", line);
+}
+
 /* the kexec check: verify (policy), then measure what will boot */
 static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		       char *why, size_t whysz)
@@ -590,6 +621,22 @@ static void policy_setup(const struct lb_boot_opts *o)
 	lb_scan_set_check(vb.pol.mode != LB_VERIFY_OFF ? lb_verify_config : NULL, &vb.v);
 }
 
+/* `manifest-floor-nv`: the floor is the TPM counter's value; no TPM or no
+ * readable counter: the policy fails closed (one line) */
+static void floor_nv_setup(void)
+{
+	if (!vb.pol.manifest_floor_nv)
+		return;
+	if (lb_policy_floor_nv(&vb.pol, tpm_on ? &tpm.t : NULL)) {
+		say("lboot: verified boot policy invalid, nothing can boot: %s\n", vb.pol.err);
+		lb_scan_set_check(lb_verify_config, &vb.v);
+		return;
+	}
+	say("lboot: manifest floor %llu (NV counter 0x%08x holds %llu)\n",
+	    (unsigned long long)vb.pol.manifest_floor, vb.pol.manifest_floor_nv,
+	    (unsigned long long)vb.pol.floor_nv_value);
+}
+
 int lb_boot_run(const struct lb_boot_opts *o)
 {
 	struct termios saved;
@@ -597,6 +644,7 @@ int lb_boot_run(const struct lb_boot_opts *o)
 
 	policy_setup(o);
 	measure_setup(o);
+	floor_nv_setup();
 	net_setup();
 	/* GRUB's save_env (next_entry after grub-reboot): written as GRUB
 	 * would, but not by a dry run */
@@ -757,6 +805,7 @@ static int boot_run(const struct lb_boot_opts *o)
 			lb_progress(LB_PHASE_MENU, NULL);
 			m.refused = vb.refused;
 			m.n_refused = vb.n_refused;
+			totp_show(o);
 			if ((r = lb_menu_run(&m, &l, &set, timeout, &res))) {
 				say("lboot: menu: %s\n", strerror(-r));
 				sleep(1);

@@ -36,6 +36,7 @@ struct lb_boot_opts {
 	int net_timeout;     /* lboot.net.timeout=S (DHCP), 0: 30 */
 	char tpm[16];        /* lboot.tpm=require: refuse to boot without a TPM */
 	char measure[8];     /* lboot.measure=0|1: off / say when no TPM ("": when one exists) */
+	char totp[16];       /* lboot.totp=off|0x01xxxxxx: the TOTP NV index ("": the default) */
 	const char *policy_root; /* where etc/lboot/policy is looked for ("/") */
 	struct lb_unattended_opts unattended; /* lboot.idle/giveup/watchdog (unattended.h) */
 	long start_ms;       /* giving up counts from here (CLOCK_MONOTONIC ms; 0: run start) */

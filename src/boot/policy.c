@@ -56,6 +56,54 @@ static void invalid(struct lb_policy *p, const char *fmt, const char *a, const c
 	p->mode = LB_VERIFY_ENFORCE;
 }
 
+int lb_policy_floor_nv(struct lb_policy *p, struct lb_tpm2 *t)
+{
+	struct lb_tpm2_nvpub pub;
+	char idx[16], why[128];
+	uint64_t v;
+	int rc;
+
+	if (!p->manifest_floor_nv)
+		return 0;
+	snprintf(idx, sizeof(idx), "0x%08x", p->manifest_floor_nv);
+	if (!t) {
+		invalid(p, "manifest-floor-nv %s: %s", idx, "no usable TPM to read the floor from");
+		return -ENODEV;
+	}
+	rc = lb_tpm2_nv_read_public(t, p->manifest_floor_nv, &pub);
+	if (!rc && ((pub.attrs >> 4) & 0xf) != 1)
+		rc = -EMEDIUMTYPE;
+	else if (!rc && !(pub.attrs & LB_TPM2_NV_WRITTEN))
+		rc = -ENODATA;
+	if (!rc)
+		rc = lb_tpm2_nv_read_counter(t, (pub.attrs & LB_TPM2_NV_AUTHREAD) ?
+					     p->manifest_floor_nv : LB_TPM2_RH_OWNER, NULL,
+					     p->manifest_floor_nv, &v);
+	if (rc) {
+		char rcs[96];
+
+		if (rc == -EMEDIUMTYPE)
+			snprintf(why, sizeof(why), "not an NV counter");
+		else if (rc == -ENODATA)
+			snprintf(why, sizeof(why), "the counter was never incremented");
+		else if (rc > 0 && (rc & 0x80) && (rc & 0x3f) == 0x0b)
+			snprintf(why, sizeof(why), "no such NV index in the TPM");
+		else if (rc > 0)
+			snprintf(why, sizeof(why), "TPM: %s", lb_tpm2_rc_str((uint32_t)rc, rcs, sizeof(rcs)));
+		else if (rc == -EBADMSG)
+			snprintf(why, sizeof(why), "malformed response from the TPM");
+		else
+			snprintf(why, sizeof(why), "%s", strerror(-rc));
+		invalid(p, "manifest-floor-nv %s: %s", idx, why);
+		return rc;
+	}
+	p->floor_nv_value = v;
+	p->floor_nv_read = 1;
+	if (v > p->manifest_floor)
+		p->manifest_floor = v;
+	return 0;
+}
+
 static int yesno(const char *v, int *out)
 {
 	if (!strcmp(v, "yes"))
@@ -105,6 +153,14 @@ static void parse_policy(struct lb_policy *p, char *text, const char *path)
 			p->manifest_floor = strtoull(v, &end, 10);
 			if (errno || *end || !*v || *v == '-')
 				invalid(p, "%s: manifest-floor '%s': not a number", path, v);
+		} else if (!strcmp(line, "manifest-floor-nv")) {
+			unsigned long long x;
+			errno = 0;
+			x = strtoull(v, &end, 16);
+			if (errno || *end || strncmp(v, "0x", 2) || (x >> 24) != 0x01)
+				invalid(p, "%s: manifest-floor-nv '%s': want an NV index 0x01xxxxxx", path, v);
+			else
+				p->manifest_floor_nv = (uint32_t)x;
 		} else if (!strcmp(line, "time-floor")) {
 			if (lb_utc_parse(v, strlen(v), 0, &p->time_floor))
 				invalid(p, "%s: time-floor '%s': want YYYY-MM-DDTHH:MM:SSZ", path, v);

@@ -8,8 +8,9 @@
  *   /etc/lboot/trust-x509/NAME.der CAs for PE (Authenticode) signatures
  *
  * policy lines: `verify off|warn|enforce`, `allow-edit yes|no`,
- * `allow-shell yes|no`, `manifest-floor N`, `time-floor YYYY-MM-DDTHH:MM:SSZ`,
- * `tpm require|auto`;
+ * `allow-shell yes|no`, `manifest-floor N`, `manifest-floor-nv 0x01xxxxxx`
+ * (the floor is also that TPM NV counter's value, read at boot: see
+ * lb_policy_floor_nv), `time-floor YYYY-MM-DDTHH:MM:SSZ`, `tpm require|auto`;
  * `#` comments. Unknown keys or values make the whole file invalid, and an
  * invalid policy is enforced with no keys (fail closed): nothing boots and
  * the reason is printed.
@@ -22,6 +23,7 @@
 
 #include "pkcs7.h"
 #include "sig.h"
+#include "tpm2.h"
 
 enum lb_verify_mode { LB_VERIFY_OFF = 0, LB_VERIFY_WARN, LB_VERIFY_ENFORCE };
 
@@ -33,6 +35,9 @@ struct lb_policy {
 	int allow_edit, allow_shell;
 	int tpm_require;            /* `tpm require`: nothing boots unmeasured */
 	uint64_t manifest_floor;
+	uint32_t manifest_floor_nv; /* NV counter index (0x01xxxxxx), 0: none */
+	uint64_t floor_nv_value;    /* what it held at boot (lb_policy_floor_nv) */
+	int floor_nv_read;          /* 1: floor_nv_value was read */
 	int64_t time_floor;         /* seconds since 1970; the clock never goes below */
 	struct lb_pubkey trusted[LB_POLICY_MAX_KEYS];
 	size_t n_trusted;
@@ -57,6 +62,15 @@ int lb_verify_mode_parse(const char *s, enum lb_verify_mode *m);
  * Returns 1 when it raised the mode, 0 when it kept it (weaker or equal),
  * -EINVAL for an unknown value. */
 int lb_policy_raise(struct lb_policy *p, const char *value);
+
+/*
+ * `manifest-floor-nv INDEX`: read the NV counter through t (NULL: no
+ * usable TPM) and raise manifest_floor to its value. The counter must be
+ * a written TPM_NT_COUNTER index. Any failure makes the policy invalid
+ * (fail closed: enforce, nothing boots, p->err names why) and returns
+ * negative errno or the TPM_RC. No-op (0) without the policy line.
+ */
+int lb_policy_floor_nv(struct lb_policy *p, struct lb_tpm2 *t);
 
 /* max(clock, time floor) */
 int64_t lb_policy_now(const struct lb_policy *p);

@@ -296,9 +296,13 @@ static int check_manifest(const struct lb_verifier *v, const struct lb_entry *e,
 			lb_utc_format(m->expires, t);
 			snprintf(reason, sizeof(reason), "expired (%s)", t);
 		} else if (r == LB_MANIFEST_ROLLBACK) {
-			snprintf(reason, sizeof(reason), "version %llu below the floor %llu",
+			char nv[40] = "";
+
+			if (p->floor_nv_read && p->floor_nv_value == p->manifest_floor)
+				snprintf(nv, sizeof(nv), " (NV counter 0x%08x)", p->manifest_floor_nv);
+			snprintf(reason, sizeof(reason), "version %llu below the floor %llu%s",
 				 (unsigned long long)m->version,
-				 (unsigned long long)p->manifest_floor);
+				 (unsigned long long)p->manifest_floor, nv);
 		} else if (r == LB_MANIFEST_OTHER_ENTRY) {
 			snprintf(reason, sizeof(reason), "manifest is for entry '%s'", m->entry);
 		} else {

@@ -6,7 +6,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "         [--compress xz|gzip|none] [--mtime EPOCH] [--file SRC[:DST]]... [SRC[:DST]...]\n"
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
 "         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
-"         [--tpm require|auto] [--ca FILE]...\n"
+"         [--manifest-floor-nv INDEX] [--tpm require|auto] [--ca FILE]...\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
 "/dev/null (c 1 3).\n"
@@ -35,6 +35,10 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "  --allow-edit        enforce: allow editing a command line at the menu\n"
 "  --allow-shell       enforce: allow the menu's shell\n"
 "  --manifest-floor N  refuse manifests with a version below N\n"
+"  --manifest-floor-nv INDEX\n"
+"                      and below the value of the TPM NV counter INDEX\n"
+"                      (0x01xxxxxx; `lboot tpm counter INDEX increment`\n"
+"                      raises it); no TPM or no counter: nothing boots\n"
 "  --tpm require       boot nothing that could not be measured into a TPM\n"
 "  --ca FILE           HTTPS trust anchors for network boot (PEM bundle or\n"
 "                      DER; repeatable), as /etc/lboot/tls/NN-NAME\n"
@@ -74,6 +78,7 @@ struct vopts {
 	size_t n_trust, n_revoke, n_x509, n_ca;
 	int allow_edit, allow_shell;
 	const char *floor;
+	const char *floor_nv;    /* NV counter index */
 	const char *tpm;
 	int usage;               /* an option's value was wrong (exit 2) */
 	char dir[64];            /* the staging directory, "" when none */
@@ -170,7 +175,7 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 	char text[512], t[21];
 	const char *tmp = getenv("TMPDIR");
 	int64_t floor_t = mtime ? (int64_t)mtime : (int64_t)time(NULL);
-	unsigned long long fl = 0;
+	unsigned long long fl = 0, fnv = 0;
 	char *end;
 	int n, r;
 
@@ -193,6 +198,15 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 			return -EINVAL;
 		}
 	}
+	if (v->floor_nv) {
+		errno = 0;
+		fnv = strtoull(v->floor_nv, &end, 0);
+		if (errno || *end || (fnv >> 24) != 0x01) {
+			lb_err("--manifest-floor-nv %s: want an NV index 0x01xxxxxx", v->floor_nv);
+			v->usage = 1;
+			return -EINVAL;
+		}
+	}
 	snprintf(v->dir, sizeof(v->dir), "%s/lboot-policy.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(v->dir)) {
 		lb_err("%s: %s", v->dir, strerror(errno));
@@ -208,6 +222,8 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		     "tpm %s\n",
 		     lb_verify_mode_name(mode), v->allow_edit ? "yes" : "no",
 		     v->allow_shell ? "yes" : "no", fl, t, v->tpm ? v->tpm : "auto");
+	if (fnv)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "manifest-floor-nv 0x%08llx\n", fnv);
 	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
 		return r;
 	if ((r = put_keys(v, "trust", v->trust, v->n_trust)) ||
@@ -327,6 +343,7 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "allow-edit", no_argument, NULL, 'E' },
 		{ "allow-shell", no_argument, NULL, 'S' },
 		{ "manifest-floor", required_argument, NULL, 'F' },
+		{ "manifest-floor-nv", required_argument, NULL, 'N' },
 		{ "tpm", required_argument, NULL, 'P' },
 		{ "ca", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
@@ -405,6 +422,10 @@ int mkinitramfs_main(int argc, char **argv)
 		case 'F':
 			vo.set = 1;
 			vo.floor = optarg;
+			break;
+		case 'N':
+			vo.set = 1;
+			vo.floor_nv = optarg;
 			break;
 		case 'A':
 			if (add_path(vo.ca, &vo.n_ca, optarg)) {

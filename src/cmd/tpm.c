@@ -18,6 +18,15 @@ LB_APPLET(tpm, LB_HOST|LB_TARGET,
 "  seal SEL IN OUT          seal file IN (at most 128 bytes) to the PCR\n"
 "                           policy SEL (current values); OUT: the object\n"
 "  unseal SEL FILE          print the secret sealed in FILE to stdout\n"
+"  seal-totp [--pcrs N,...] [--index NV] [--issuer S] [--label S]\n"
+"            [--ascii] [--pbm FILE]\n"
+"                           a new TOTP secret (TPM GetRandom, 20 bytes) sealed\n"
+"                           to the current sha256 PCRs (default 0,2,4,7,9) in\n"
+"                           NV index NV (default 0x01500010, replaced when\n"
+"                           there); prints the otpauth:// URI and its QR code\n"
+"                           (--ascii: # characters; --pbm: also as an image)\n"
+"  totp [--index NV]        unseal it and print the line the menu shows:\n"
+"                           \"TOTP 123456 (valid 17 s)\" (exit 1: unseal failed)\n"
 "  lock-platform            set a random platform hierarchy auth (then the\n"
 "                           OS holds no platform authority)\n"
 "  measure [--config F]... [--note S]... [--kernel F [--path P]] [--uki F]\n"
@@ -31,20 +40,23 @@ LB_APPLET(tpm, LB_HOST|LB_TARGET,
 "                           separator (docs/measured-boot.md). --log-out: the\n"
 "                           events as a TCG2 log, after the log --log-base;\n"
 "                           --acpi: into the ACPI TPM2 log area (/dev/mem)\n"
-"--json: info, pcrread, eventlog, getrandom and measure print JSON. Exit 0 ok, 1 on\n"
-"failure (TPM response codes named), 2 on bad usage.\n")
+"--json: info, pcrread, eventlog, getrandom, measure, seal-totp and totp print\n"
+"JSON. Exit 0 ok, 1 on failure (TPM response codes named), 2 on bad usage.\n")
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hash.h"
 #include "io.h"
 #include "measure.h"
+#include "qr.h"
 #include "tcglog.h"
 #include "tpm2.h"
+#include "totpseal.h"
 #include "tpmdev.h"
 
 struct opts {
@@ -788,6 +800,157 @@ static int cmd_lock_platform(struct tpm *tp)
 	return rc ? fail(tp, rc, "lock platform hierarchy") : 0;
 }
 
+/* --- TOTP ---------------------------------------------------------------------- */
+
+/* The QR code of text on stdout (unless json), and as a PBM image when pbm
+ * is set. */
+static int show_qr(const char *text, int ascii, int json, const char *pbm)
+{
+	static struct lb_qr q;
+	static char out[64 * 1024];
+	uint8_t *img;
+	long n;
+	int rc = lb_qr_encode((const uint8_t *)text, strlen(text), LB_QR_ECC_M, -1, &q);
+
+	if (rc == -EMSGSIZE)
+		rc = lb_qr_encode((const uint8_t *)text, strlen(text), LB_QR_ECC_L, -1, &q);
+	if (rc) {
+		lb_err("QR code: %s", rc == -EMSGSIZE ? "text too long" : strerror(-rc));
+		return 1;
+	}
+	n = lb_qr_text(&q, ascii ? LB_QR_TEXT_ASCII : LB_QR_TEXT_UTF8, LB_QR_QUIET, 0,
+		       out, sizeof(out));
+	if (n < 0 || (size_t)n >= sizeof(out)) {
+		lb_err("QR code: does not fit the text buffer");
+		return 1;
+	}
+	if (!json)
+		fputs(out, stdout);
+	if (!pbm)
+		return 0;
+	n = lb_qr_pbm(&q, LB_QR_QUIET, 4, NULL, 0);
+	if (n < 0 || !(img = malloc((size_t)n)))
+		return lb_err("%s: %s", pbm, strerror(ENOMEM)), 1;
+	lb_qr_pbm(&q, LB_QR_QUIET, 4, img, (size_t)n);
+	rc = lb_write_atomic(pbm, img, (size_t)n, 0644);
+	free(img);
+	if (rc) {
+		lb_err("%s: %s", pbm, strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **argv)
+{
+	uint32_t mask = LB_TOTPSEAL_PCRS_DEFAULT, index = LB_TOTPSEAL_NV_DEFAULT;
+	const char *issuer = "lboot", *label = "owner", *pbm = NULL;
+	uint8_t secret[LB_TOTPSEAL_SECRET];
+	char uri[512];
+	int ascii = 0, rc, first = 1;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--pcrs") && v) {
+			if (parse_pcrs(v, &mask)) {
+				lb_err("bad PCR list: %s", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--index") && v) {
+			if (parse_index(v, &index)) {
+				lb_err("bad NV index (0x01xxxxxx): %s", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--issuer") && v) {
+			issuer = argv[++i];
+		} else if (!strcmp(a, "--label") && v) {
+			label = argv[++i];
+		} else if (!strcmp(a, "--pbm") && v) {
+			pbm = argv[++i];
+		} else if (!strcmp(a, "--ascii")) {
+			ascii = 1;
+		} else {
+			lb_err("seal-totp: bad argument: %s", a);
+			return lb_usage("tpm"), 2;
+		}
+	}
+	if (!*issuer || !*label || strlen(issuer) > 64 || strlen(label) > 64) {
+		lb_err("issuer and label: 1..64 bytes");
+		return 2;
+	}
+	if (tpm_open(tp, o))
+		return 1;
+	rc = lb_totpseal_seal(&tp->t, index, mask, secret);
+	if (rc == -ENOTSUP) {
+		lb_err("seal TOTP: the TPM has no active sha256 PCR bank");
+		return 1;
+	}
+	if (rc)
+		return fail(tp, rc, "seal TOTP");
+	rc = lb_totpseal_uri(secret, sizeof(secret), issuer, label, uri, sizeof(uri));
+	memset(secret, 0, sizeof(secret));
+	if (rc) {
+		lb_err("otpauth URI: %s", strerror(-rc));
+		return 1;
+	}
+	if (o->json) {
+		printf("{\"index\":\"0x%08x\",\"pcrs\":[", index);
+		for (unsigned i = 0; i < LB_TPM2_NUM_PCRS; i++)
+			if (mask & (1u << i)) {
+				printf("%s%u", first ? "" : ",", i);
+				first = 0;
+			}
+		printf("],\"uri\":\"%s\"}\n", uri);
+		return pbm ? show_qr(uri, 1, 1, pbm) : 0;
+	}
+	printf("TOTP sealed to sha256 PCRs");
+	for (unsigned i = 0; i < LB_TPM2_NUM_PCRS; i++)
+		if (mask & (1u << i)) {
+			printf("%s%u", first ? " " : ",", i);
+			first = 0;
+		}
+	printf(" in NV 0x%08x; add it to the authenticator app:\n%s\n", index, uri);
+	rc = show_qr(uri, ascii, 0, pbm);
+	memset(uri, 0, sizeof(uri));
+	return rc;
+}
+
+static int cmd_totp(struct tpm *tp, const struct opts *o, int argc, char **argv)
+{
+	uint32_t index = LB_TOTPSEAL_NV_DEFAULT;
+	struct timespec ts;
+	char line[160];
+	int rc;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--index") && i + 1 < argc && !parse_index(argv[i + 1], &index)) {
+			i++;
+			continue;
+		}
+		lb_err("totp: bad argument: %s", argv[i]);
+		return lb_usage("tpm"), 2;
+	}
+	if (tpm_open(tp, o))
+		return 1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rc = lb_totpseal_line(&tp->t, index, (int64_t)ts.tv_sec, line, sizeof(line));
+	if (rc == -ENOENT) {
+		lb_err("no TOTP provisioned in NV 0x%08x (lboot tpm seal-totp)", index);
+		return 1;
+	}
+	if (o->json)
+		printf("{\"ok\":%s,\"time\":%lld,\"line\":\"%s\"}\n", rc ? "false" : "true",
+		       (long long)ts.tv_sec, line);
+	else if (rc)
+		lb_err("%s", line);
+	else
+		printf("%s\n", line);
+	return rc ? 1 : 0;
+}
+
 /* --- measure ------------------------------------------------------------------- */
 
 #define MEASURE_MAX_FILE (1024u << 20)
@@ -1081,6 +1244,13 @@ int tpm_main(int argc, char **argv)
 			o.json = 1;
 		} else if (!strcmp(a, "--replay")) {
 			replay = 1;
+		} else if (!n && (!strcmp(a, "seal-totp") || !strcmp(a, "totp"))) {
+			if (o.tcp && o.device)
+				return lb_usage("tpm"), 2;
+			ret = (a[0] == 's' ? cmd_seal_totp : cmd_totp)(&tp, &o, argc - i - 1,
+								     argv + i + 1);
+			tpm_close(&tp);
+			return ret;
 		} else if (!n && !strcmp(a, "measure")) {
 			if (o.tcp && o.device)
 				return lb_usage("tpm"), 2;
