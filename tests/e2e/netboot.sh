@@ -115,7 +115,7 @@ expect 'lboot: net: pxelinux config tftp://10.0.2.2/pxelinux.cfg/01-52-54-00-12-
 	ok "pxelinux: probes by MAC first" || not_ok "pxelinux: probes by MAC first"
 expect 'lboot: net: pxelinux config tftp://10.0.2.2/pxelinux.cfg/default \(' 120 && ok "pxelinux: falls back to default" ||
 	not_ok "pxelinux: falls back to default"
-expect "lboot: kexec 'linux' kernel=tftp://10.0.2.2/images/vmlinuz initrd=tftp://10.0.2.2/images/initrd.img cmdline=console=ttyS0 lboot-test=pxelinux quiet" 240 &&
+expect "lboot: kexec 'linux' kernel=tftp://10.0.2.2/images/vmlinuz initrd=tftp://10.0.2.2/images/initrd.img cmdline=BOOT_IMAGE=images/vmlinuz console=ttyS0 lboot-test=pxelinux quiet initrd=images/initrd.img" 240 &&
 	ok "pxelinux: default label loaded over TFTP" || not_ok "pxelinux: default label loaded over TFTP"
 expect 'lboot-target: cmdline: .*lboot-test=pxelinux' 180 && ok "pxelinux: target OS booted" || not_ok "pxelinux: target OS booted"
 qemu_stop
