@@ -31,6 +31,8 @@ const char *lb_entry_device(const struct lb_fsset *set, const struct lb_entry *e
 
 	if (fs && fs->name)
 		return fs->name;
+	if (!e->fs && e->kernel && lb_is_url(e->kernel))
+		return "network";
 	return e->fs ? e->fs : "?";
 }
 

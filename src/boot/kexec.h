@@ -121,7 +121,8 @@ int lb_kexec_exec(void);
 /* sync() and reboot(cmd) for LB_LINUX_REBOOT_CMD_RESTART / _POWER_OFF. */
 int lb_reboot(unsigned cmd);
 
-/* The device a menu shows for an entry: the fs display name, else entry->fs. */
+/* The device a menu shows for an entry: the fs display name, else entry->fs,
+ * else "network" for an entry whose kernel is a URL. */
 const char *lb_entry_device(const struct lb_fsset *set, const struct lb_entry *e);
 
 #endif
