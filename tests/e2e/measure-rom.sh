@@ -37,6 +37,21 @@ if "$OUT/lboot" uefi find "$T/tpm.rom" Tcg2Pei >/dev/null && "$OUT/lboot" uefi f
 else
 	not_ok "mkrom --tpm kept Tcg2ConfigPei, Tcg2Pei, Tcg2Dxe, Tcg2PlatformDxe (lboot uefi find)"
 fi
+if command -v UEFIExtract >/dev/null; then
+	mkdir -p "$T/ux" && cp "$T/tpm.rom" "$T/ux/rom"
+	(cd "$T/ux" && UEFIExtract rom report >/dev/null 2>&1)
+	miss=
+	for m in TpmMmioSevDecryptPei Tcg2ConfigPei TcgPei Tcg2Pei Tcg2PlatformPei; do
+		grep -Eq "\| PEI module .*\| $m\$" "$T/ux/rom.report.txt" || miss+=" $m"
+	done
+	for m in Tcg2Dxe Tcg2PlatformDxe HiiDatabase SecurityStubDxe LbootDxe; do
+		grep -Eq "\| DXE driver .*\| $m\$" "$T/ux/rom.report.txt" || miss+=" $m"
+	done
+	[ -z "$miss" ] && ok "UEFIExtract: the --tpm ROM holds the 5 TPM PEIMs and Tcg2Dxe, Tcg2PlatformDxe, HiiDatabase" ||
+		not_ok "UEFIExtract: the --tpm ROM lacks$miss"
+else
+	skip "UEFIExtract: the --tpm ROM holds the TPM modules" "UEFIExtract not installed"
+fi
 
 # ---- the target OS: Debian's kernel, busybox + tpm2-tools -------------------------
 G=$T/guest
