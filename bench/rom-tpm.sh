@@ -10,7 +10,8 @@
 # by bench/rom-boot.sh's reader (wall time, and the CPU time QEMU had used:
 # less disturbed by other jobs on the host); per configuration, the mean of
 # each phase marker is printed as a table.
-#   bench/rom-tpm.sh [RUNS]       (default 2 runs of each of the 6; no asserts)
+#   bench/rom-tpm.sh [RUNS]       (default 2 runs of each of the 8; no asserts)
+# BENCH_CONFS: a subset of the configurations (names in the table)
 # Stamped serial logs: build/e2e/bench-rom-tpm/serial-CONF-N.log
 # Needs: make out/lboot out/bzImage out/initramfs.cpio.xz build/dxe/lbootdxe.efi,
 # python3, swtpm, ovmf, qemu-system-x86, mtools, dosfstools.
@@ -50,7 +51,7 @@ MARKS=('first=.' 'dxe-drv=lbootdxe: driver loaded' 'ready2boot=lbootdxe: signall
        'start-kern=lbootdxe: starting the kernel' 'lboot=lboot [0-9.]+ starting'
        'measured=lboot: (measured|TPM: none)' 'kexec=lboot: kexec '
        'target=lboot-target: TARGET-OS-UP')
-CONFS="plain-notpm plain-tpm4 plain-tpm2 tpmrom-notpm tpmrom-tpm4 tpmrom-tpm2"
+CONFS=${BENCH_CONFS:-plain-notpm plain-tpm4 plain-tpm2 plain-tis4 tpmrom-notpm tpmrom-tpm4 tpmrom-tpm2 tpmrom-tis4}
 # the two-bank state, made once and copied for each boot
 mkdir -p "$T/st2"
 swtpm_setup --tpm2 --tpmstate "$T/st2" --pcr-banks sha1,sha256 --overwrite >"$T/swtpm_setup.log" 2>&1 ||
@@ -59,7 +60,7 @@ boot_once() { # CONF LOG
 	local conf=$1 log=$2 rom spid= args=()
 	case $conf in plain-*) rom=$T/plain.rom ;; *) rom=$T/tpm.rom ;; esac
 	cp "${rom%.rom}-vars.fd" "$T/vars.fd"
-	if [[ $conf == *-tpm? ]]; then
+	if [[ $conf == *-tpm? || $conf == *-tis? ]]; then
 		rm -rf "$T/st"; mkdir -p "$T/st"
 		[[ $conf == *-tpm2 ]] && cp -a "$T/st2/." "$T/st/"
 		swtpm socket --tpm2 --tpmstate dir="$T/st" --ctrl type=unixio,path="$T/sock" --terminate \
@@ -67,7 +68,7 @@ boot_once() { # CONF LOG
 		spid=$!
 		for _ in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
 		args=(-chardev "socket,id=chrtpm,path=$T/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
-		      -device tpm-crb,tpmdev=tpm0)
+		      -device "$([[ $conf == *-tis? ]] && echo tpm-tis || echo tpm-crb),tpmdev=tpm0")
 	fi
 	python3 "$T/stamp.py" 300 "$log" target "${MARKS[@]}" -- \
 		"$QEMU" -accel tcg -m 1024 -smp 1 -display none -no-reboot -monitor none \
@@ -96,7 +97,8 @@ for i in $(seq 1 "$RUNS"); do
 done
 
 echo "# mean wall s since QEMU start (QEMU CPU s by then), over the runs that reached the marker;"
-echo "# plain/tpmrom: the ROM without/with --tpm; notpm: no TPM device, tpm4/tpm2: 4/2 PCR banks"
+echo "# plain/tpmrom: the ROM without/with --tpm; notpm: no TPM device, tpm4/tpm2: tpm-crb with 4/2"
+echo "# PCR banks, tis4: tpm-tis with 4 banks"
 printf '%-11s' marker
 for conf in $CONFS; do printf ' %15s' "$conf"; done
 echo
