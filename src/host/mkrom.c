@@ -26,7 +26,7 @@
  * EFI Application from Boot Option" and the separators, at
  * ExitBootServices PCR 5); SecurityStubDxe's DxeTpm2MeasureBootLib
  * measures LoadImage of the kernel (PCR 4); Tcg2PlatformDxe gives the
- * platform hierarchy a random password at EndOfDxe.
+ * platform hierarchy a random password at DxeSmmReadyToLock.
  */
 static const struct {
 	const char *guid, *name;
