@@ -58,7 +58,7 @@ uki_boot() {
 	expect 'lboot-target: powering off' 300 && ok "$1: target OS up from the UKI, PCRs printed" ||
 		not_ok "$1: target OS up from the UKI, PCRs printed"
 	qemu_stop
-	wait $SWTPM 2>/dev/null; SWTPM=
+	kill $SWTPM 2>/dev/null; wait $SWTPM 2>/dev/null; SWTPM=
 	tr -d '\r' <"$T/serial.log" >"$T/serial-$1.txt"
 }
 
