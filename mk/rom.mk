@@ -30,6 +30,16 @@ out/lboot.rom: $(ROM_DEPS) out/bzImage out/initramfs.cpio.xz
 		--vars-out out/lboot-vars.fd -o $@
 out/lboot-vars.fd: out/lboot.rom
 
+# The same ROM with the firmware's TPM 2.0 measured boot kept (`--tpm`: the
+# TPM PEIMs, Tcg2Dxe, Tcg2PlatformDxe; PCRs 0-7 and the event log from the
+# firmware, the kernel's LoadImage in PCR 4). With no TPM attached it spends
+# ~1.5 s probing for one (docs/rom.md, bench/rom-tpm.sh).
+out/lboot-tpm.rom: $(ROM_DEPS) out/bzImage out/initramfs.cpio.xz
+	@mkdir -p $(@D)
+	out/lboot mkrom $(ROM_ARGS) --tpm --initrd out/initramfs.cpio.xz --cmdline "$(ROM_CMDLINE)" \
+		--vars-out out/lboot-tpm-vars.fd -o $@
+out/lboot-tpm-vars.fd: out/lboot-tpm.rom
+
 # The same ROM with a BusyBox initramfs (lboot as /init, BusyBox beside it):
 # any user space rides in the ROM.
 out/lboot-busybox.rom: $(ROM_DEPS) out/bzImage out/initramfs-busybox.cpio.xz

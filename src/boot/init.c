@@ -898,6 +898,10 @@ static void setup(void)
 
 	mount_one("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	mount_one("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	/* the firmware's TPM event log (binary_bios_measurements): from UEFI
+	 * firmware it is only there, not in the ACPI log area (measure.c) */
+	mount_one("securityfs", "/sys/kernel/security", "securityfs",
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	mount_one("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
 	mount_one("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755");
 	mkdir("/tmp", 01777);

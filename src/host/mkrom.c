@@ -18,6 +18,42 @@
 /* EFI_SYSTEM_NV_DATA_FV_GUID: the NVRAM volume of a combined OVMF.fd. */
 #define NVRAM_FS_GUID "FFF12B8D-7696-4C8B-A985-2747075B4F50"
 
+/*
+ * What OVMF needs to measure the boot into a TPM 2.0 (`--tpm`, mkrom.h).
+ * Tcg2Pei measures the S-CRTM version and the firmware volumes (PCR 0) and
+ * starts the log; Tcg2Dxe owns the log and the TCG2 protocol (PCR 1 boot
+ * variables, PCR 7 Secure Boot variables, at ReadyToBoot PCR 4's "Calling
+ * EFI Application from Boot Option" and the separators, at
+ * ExitBootServices PCR 5); SecurityStubDxe's DxeTpm2MeasureBootLib
+ * measures LoadImage of the kernel (PCR 4); Tcg2PlatformDxe gives the
+ * platform hierarchy a random password at DxeSmmReadyToLock.
+ */
+static const struct {
+	const char *guid, *name;
+	int required;   /* a base without it cannot measure the boot */
+} tpm_files[] = {
+	{ "F12F698A-E506-4A1B-B32E-6920E55DA1C4", "TpmMmioSevDecryptPei", 0 },
+	{ "8AD3148F-945F-46B4-8ACD-71469EA73945", "Tcg2ConfigPei", 1 },
+	/* TPM 1.2, idle with a TPM 2.0: kept because removing it would move
+	 * Tcg2Pei and Tcg2PlatformPei, which execute in place */
+	{ "2BE1E4A6-6505-43B3-9FFC-A3C8330E0432", "TcgPei", 0 },
+	{ "A0C98B77-CBA5-4BB8-993B-4AF6CE33ECE4", "Tcg2Pei", 1 },
+	{ "47727552-A54B-4A84-8CC1-BFF23E239636", "Tcg2PlatformPei", 0 },
+	{ "FDFF263D-5F68-4591-87BA-B768F445A9AF", "Tcg2Dxe", 1 },
+	{ "5CAB08D5-AD8F-4D8B-B828-D17A8D9FE977", "Tcg2PlatformDxe", 1 },
+	/* Tcg2Dxe's depex: HII string, database and config routing */
+	{ "348C4D62-BFBD-4882-9ECE-C80BB1C4783B", "HiiDatabase", 1 },
+};
+#define N_TPM_FILES (sizeof(tpm_files) / sizeof(tpm_files[0]))
+
+static int is_tpm_file(const char *guid)
+{
+	for (size_t i = 0; i < N_TPM_FILES; i++)
+		if (!strcmp(tpm_files[i].guid, guid))
+			return 1;
+	return 0;
+}
+
 void lb_mkrom_strv_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -550,6 +586,7 @@ void lb_mkrom_report_free(struct lb_mkrom_report *r)
 	files_free(r->removed, r->n_removed);
 	files_free(r->kept, r->n_kept);
 	files_free(r->removed_other, r->n_removed_other);
+	files_free(r->tpm, r->n_tpm);
 	lb_mkrom_strv_free(r->keep_missing, r->n_keep_missing);
 	lb_mkrom_strv_free(r->remove_missing, r->n_remove_missing);
 	free(r->vars_out);
@@ -646,6 +683,48 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		       "no DXE volume (no firmware volume holds a DXE_CORE file)" :
 		       strerror(-rc));
 		goto out;
+	}
+	if (o->tpm) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < N_TPM_FILES; i++) {
+			if (tpm_files[i].required && !lb_uefi_find_file(img, tpm_files[i].guid)) {
+				rc = -ENOENT;
+				lb_seterr(err, errsz, "%s: --tpm: no %s (%s): this firmware cannot "
+				       "measure the boot", base, tpm_files[i].name, tpm_files[i].guid);
+				goto out;
+			}
+		}
+		/* 'remove' lines naming a TPM module do not apply */
+		for (size_t i = 0; i < n_remove; i++) {
+			if (is_tpm_file(remove[i])) {
+				free(remove[i]);
+				r->n_tpm_unremoved++;
+			} else {
+				remove[k++] = remove[i];
+			}
+		}
+		n_remove = k;
+		/* the TPM DXE drivers join the keep list (without one, every
+		 * driver but BdsDxe is kept anyway) */
+		for (size_t i = 0; o->keep && i < N_TPM_FILES; i++) {
+			struct lb_uefi_node *f = lb_uefi_find_file(img, tpm_files[i].guid);
+			uint8_t g[16];
+			size_t j;
+
+			if (!f || !is_dxe_type(f->type))
+				continue;
+			for (j = 0; j < n_keep && strcmp(keep[j], tpm_files[i].guid); j++)
+				;
+			if (j < n_keep)
+				continue;
+			if (lb_guid_parse(tpm_files[i].guid, g) ||
+			    (rc = strv_push(&keep, &n_keep, g))) {
+				rc = rc ? rc : -EINVAL;
+				lb_seterr(err, errsz, "out of memory");
+				goto out;
+			}
+		}
 	}
 	for (size_t i = 0; i < n_keep; i++) {
 		size_t j;
@@ -977,6 +1056,36 @@ laid_out:
 	if (rc) {
 		lb_seterr(err, errsz, "the new ROM has no DXE volume");
 		goto out;
+	}
+	for (size_t i = 0; o->tpm && i < N_TPM_FILES; i++) {
+		struct lb_uefi_node *f = lb_uefi_find_file(check, tpm_files[i].guid);
+		struct lb_mkrom_file *nv;
+
+		if (!f) {
+			if (!tpm_files[i].required)
+				continue;
+			rc = -EBADMSG;
+			lb_seterr(err, errsz, "--tpm: the new ROM lost %s (%s)", tpm_files[i].name,
+			       tpm_files[i].guid);
+			goto out;
+		}
+		if (!(nv = realloc(r->tpm, (r->n_tpm + 1) * sizeof(*nv)))) {
+			rc = -ENOMEM;
+			lb_seterr(err, errsz, "out of memory");
+			goto out;
+		}
+		r->tpm = nv;
+		nv += r->n_tpm;
+		memset(nv, 0, sizeof(*nv));
+		memcpy(nv->guid, tpm_files[i].guid, sizeof(nv->guid));
+		nv->type = lb_uefi_type_name(f);
+		nv->size = f->size;
+		if (!(nv->name = strdup(f->name ? f->name : tpm_files[i].name))) {
+			rc = -ENOMEM;
+			lb_seterr(err, errsz, "out of memory");
+			goto out;
+		}
+		r->n_tpm++;
 	}
 	if (unit1) {
 		struct lb_uefi_image *u = NULL;

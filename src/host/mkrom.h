@@ -31,6 +31,18 @@
  * smallest of 8 and 16 MiB that holds it (QEMU q35 maps at most 16 MiB,
  * `-machine q35,max-fw-size=16M`). docs/rom.md says why this layout.
  *
+ * TPM (opts.tpm, `--tpm`): keep what OVMF needs to measure the boot into a
+ * TPM 2.0 (PCRs 0-7 and the TCG2 event log; mkrom.c tpm_files): the PEIMs
+ * TpmMmioSevDecryptPei, Tcg2ConfigPei, TcgPei, Tcg2Pei, Tcg2PlatformPei
+ * ('remove' lines naming them are skipped) and the DXE drivers Tcg2Dxe,
+ * Tcg2PlatformDxe and HiiDatabase (Tcg2Dxe's depex asks for the HII
+ * string, database and config-routing protocols; its other dependencies,
+ * variables, PCD, device path utilities and the IOMMU, are in the keep list
+ * anyway, and SecurityStubDxe carries DxeTpm2MeasureBootLib, which
+ * measures lbootdxe's LoadImage of the kernel into PCR 4). A base without
+ * Tcg2Pei or Tcg2Dxe is refused. The cost: with no TPM attached,
+ * Tcg2ConfigPei's probe waits out ~1.5 s of timeouts (docs/rom.md).
+ *
  * Returns 0 or a negative errno; on failure err holds one line naming
  * what, where and why. Nothing is printed.
  */
@@ -59,6 +71,7 @@ struct lb_mkrom_opts {
 	                         name with CODE -> VARS) */
 	const char *vars_out; /* NULL: OUT without .rom + "-vars.fd" */
 	uint64_t flash_size;  /* unit 0 + unit 1 bytes; 0: automatic (see above) */
+	int tpm;              /* keep the firmware's TPM 2.0 modules (see below) */
 };
 
 struct lb_mkrom_file {
@@ -90,6 +103,10 @@ struct lb_mkrom_report {
 	uint64_t payload_free;    /* what is left in it */
 	uint64_t unit1_size;      /* bytes written to vars_out */
 	uint64_t grown_over;      /* auto: bytes over the base's layout (why it grew) */
+	/* opts.tpm: the TPM modules, as found in the written code image */
+	struct lb_mkrom_file *tpm;
+	size_t n_tpm;
+	size_t n_tpm_unremoved;   /* 'remove' lines skipped because of opts.tpm */
 };
 
 /* "4M", "16M", "8388608", "auto" (0) -> bytes; -EINVAL otherwise. Sizes

@@ -126,6 +126,125 @@ static void flash_test(const char *rom, const unsigned char *pe, size_t pe_len)
 	free(b);
 }
 
+/* --tpm: the TPM PEIMs stay despite 'remove' lines, the TPM DXE drivers
+ * join the keep list, and a base without them is refused */
+static int rom_has(const char *path, const char *sel)
+{
+	size_t len = 0;
+	unsigned char *b = slurp(path, &len);
+	struct lb_uefi_image *img = NULL;
+	char why[256];
+	int has = -1;
+
+	if (b && lb_uefi_parse(b, len, 0, &img, why, sizeof(why)) == 0)
+		has = lb_uefi_find_file(img, sel) != NULL;
+	lb_uefi_free(img);
+	free(b);
+	return has;
+}
+
+static void tpm_test(void)
+{
+	char dir[] = "/tmp/test_mkrom_tpm.XXXXXX", p[5][80];
+	static const char *names[5] = { "dxe", "keep", "tpm.rom", "plain.rom", "notpm.fd" };
+	static const unsigned char pe[64] = { 'M', 'Z', 1, 2, 3 };
+	static const char keep[] = "80CF7257-87AB-47F9-A3FE-D50B76D89541 # PcdDxe\n"
+		"remove F12F698A-E506-4A1B-B32E-6920E55DA1C4\n"
+		"remove 8AD3148F-945F-46B4-8ACD-71469EA73945\n"
+		"remove 2BE1E4A6-6505-43B3-9FFC-A3C8330E0432\n"
+		"remove A0C98B77-CBA5-4BB8-993B-4AF6CE33ECE4\n"
+		"remove 47727552-A54B-4A84-8CC1-BFF23E239636\n";
+	static const char *const tpm_dxe[] = { "Tcg2Dxe", "Tcg2PlatformDxe", "HiiDatabase" };
+	static const char *const tpm_pei[] = { "TpmMmioSevDecryptPei", "Tcg2ConfigPei", "TcgPei",
+					       "Tcg2Pei", "Tcg2PlatformPei" };
+	struct lb_mkrom_report r;
+	char err[512] = "";
+	int rc;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (int i = 0; i < 5; i++)
+		snprintf(p[i], sizeof(p[i]), "%s/%s", dir, names[i]);
+	CHECK(write_file(p[0], pe, sizeof(pe)) == 0);
+	CHECK(write_file(p[1], keep, sizeof(keep) - 1) == 0);
+	struct lb_mkrom_opts o = { .keep = p[1], .dxe = p[0], .out = p[2], .tpm = 1 };
+
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc) {
+		printf("# %s\n", err);
+	} else {
+		CHECK_INT(r.n_tpm, 8);
+		CHECK_INT(r.n_tpm_unremoved, 5);
+		CHECK_INT(r.n_removed_other, 0);
+		CHECK_INT(r.n_kept, 4); /* PcdDxe + the three TPM DXE drivers */
+		for (size_t i = 0; i < r.n_tpm && i < 8; i++)
+			CHECK(r.tpm[i].name && r.tpm[i].name[0]);
+		lb_mkrom_report_free(&r);
+		for (size_t i = 0; i < 3; i++)
+			CHECK_INT(rom_has(p[2], tpm_dxe[i]), 1);
+		for (size_t i = 0; i < 5; i++)
+			CHECK_INT(rom_has(p[2], tpm_pei[i]), 1);
+		CHECK_INT(rom_has(p[2], "Tcg2ConfigDxe"), 0); /* setup UI: not needed */
+	}
+	/* the same list without --tpm removes them all */
+	o.tpm = 0;
+	o.out = p[3];
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc == 0) {
+		CHECK_INT(r.n_tpm, 0);
+		CHECK_INT(r.n_removed_other, 5);
+		CHECK_INT(r.n_kept, 1);
+		lb_mkrom_report_free(&r);
+		CHECK_INT(rom_has(p[3], "Tcg2Dxe"), 0);
+		CHECK_INT(rom_has(p[3], "Tcg2Pei"), 0);
+	}
+	/* a base without Tcg2Dxe: --tpm refuses it, nothing written */
+	{
+		size_t len = 0;
+		unsigned char *b = slurp(LB_MKROM_DEFAULT_BASE, &len), *nb = NULL;
+		struct lb_uefi_image *img = NULL;
+		struct lb_uefi_node *f;
+		size_t nlen = 0;
+		char why[256], xrom[96];
+
+		CHECK(b && lb_uefi_parse(b, len, 0, &img, why, sizeof(why)) == 0);
+		while (img && (f = lb_uefi_find_file(img, "Tcg2Dxe")))
+			CHECK_INT(lb_uefi_remove(img, f), 0);
+		CHECK(img && lb_uefi_serialize(img, &nb, &nlen) == 0);
+		CHECK(nb && write_file(p[4], nb, nlen) == 0);
+		snprintf(xrom, sizeof(xrom), "%s/x.rom", dir);
+		o.base = p[4];
+		o.vars = "/usr/share/OVMF/OVMF_VARS_4M.fd";
+		o.out = xrom;
+		o.tpm = 1;
+		CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -ENOENT);
+		CHECK(strstr(err, "--tpm") && strstr(err, "Tcg2Dxe"));
+		CHECK(access(xrom, F_OK) != 0);
+		o.tpm = 0; /* without --tpm that base is fine */
+		rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+		CHECK_INT(rc, 0);
+		if (rc == 0)
+			lb_mkrom_report_free(&r);
+		unlink(xrom);
+		lb_uefi_free(img);
+		free(nb);
+		free(b);
+	}
+	for (int i = 2; i < 5; i++)
+		unlink(p[i]);
+	for (int i = 0; i < 3; i++) { /* the variable stores written next to the ROMs */
+		static const char *const v[3] = { "tpm-vars.fd", "plain-vars.fd", "x-vars.fd" };
+		char vp[96];
+
+		snprintf(vp, sizeof(vp), "%s/%s", dir, v[i]);
+		unlink(vp);
+	}
+	unlink(p[0]);
+	unlink(p[1]);
+	rmdir(dir);
+}
+
 static void build_test(void)
 {
 	char dir[] = "/tmp/test_mkrom.XXXXXX", p[6][64];
@@ -475,6 +594,12 @@ int main(void)
 			SKIP("%s not installed (apt-get install ovmf)", LB_MKROM_DEFAULT_BASE);
 		else
 			build_test();
+	}
+	TEST("mkrom: --tpm keeps the TPM modules") {
+		if (access(LB_MKROM_DEFAULT_BASE, R_OK) != 0)
+			SKIP("%s not installed (apt-get install ovmf)", LB_MKROM_DEFAULT_BASE);
+		else
+			tpm_test();
 	}
 	TEST("mkrom: --size parser") {
 		for (size_t i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
