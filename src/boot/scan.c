@@ -29,7 +29,7 @@
  * timeout (the bootloader found first is taken to be the one the machine
  * boots); later groups' defaults are cleared. An entry of a later group
  * identical to an earlier one (same type, fs, kernel, initrds and command
- * line) is dropped: an ESP stub and the /boot partition it points to yield
+ * line words, BOOT_IMAGE= and initrd= notes and blanks aside) is dropped: an ESP stub and the /boot partition it points to yield
  * the same GRUB menu once. Entries within one group are never merged.
  * Limitation: loader.conf on an ESP does not steer entries of a separate
  * XBOOTLDR filesystem (each is sorted on its own).
@@ -72,12 +72,48 @@ static int streq(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/* the next word of a command line that is not a boot loader's own note
+ * (BOOT_IMAGE=, syslinux's initrd= lists: the kernel ignores both);
+ * *len 0 at the end */
+static const char *arg_word(const char **p, size_t *len)
+{
+	const char *w;
+
+	for (;;) {
+		while (**p == ' ' || **p == '\t')
+			(*p)++;
+		w = *p;
+		while (**p && **p != ' ' && **p != '\t')
+			(*p)++;
+		*len = (size_t)(*p - w);
+		if (!*len || (strncmp(w, "BOOT_IMAGE=", 11) && strncmp(w, "initrd=", 7)))
+			return w;
+	}
+}
+
+/* the same kernel arguments: word by word, blanks and the loaders' notes
+ * aside (GRUB and isolinux on one ISO give the same entry two ways) */
+static int same_args(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	a = a ? a : "";
+	b = b ? b : "";
+	for (;;) {
+		const char *wa = arg_word(&a, &la), *wb = arg_word(&b, &lb);
+
+		if (la != lb || memcmp(wa, wb, la))
+			return 0;
+		if (!la)
+			return 1;
+	}
+}
+
 static int same_entry(const struct lb_entry *a, const struct lb_entry *b)
 {
 	if (a->type != b->type || !streq(a->fs, b->fs) ||
 	    !streq(a->kernel, b->kernel) || a->n_initrd != b->n_initrd ||
-	    !streq(a->cmdline && *a->cmdline ? a->cmdline : NULL,
-		   b->cmdline && *b->cmdline ? b->cmdline : NULL))
+	    !same_args(a->cmdline, b->cmdline))
 		return 0;
 	for (size_t i = 0; i < a->n_initrd; i++)
 		if (!streq(a->initrd[i], b->initrd[i]))
