@@ -16,8 +16,9 @@
 #           LoaderBootCountPath names it; c writes LoaderEntryOneShot=b.conf.
 #   boot 5: lboot.default=saved, the one-shot wins (b) and lboot saves b.
 #   boot 6: lboot.default=saved boots b again (LbootEntryLastBooted).
-# bootctl is not in the target (no systemd in it): the variables are read
-# from efivarfs directly, byte for byte.
+# The variables are read from efivarfs byte for byte, and in boot 1 by
+# systemd's bootctl (`bootctl status`, from the systemd-boot package, copied
+# into the target with its libraries).
 . "$(dirname "$0")/lib.sh"
 e2e_init sdboot-vars
 target_os
@@ -44,16 +45,32 @@ ko=/lib/modules/$kver/kernel/fs/efivarfs/efivarfs.ko
 mkdir -p "$T/mod" && cp "$ko" "$T/mod/efivarfs.ko"
 (cd "$T/mod" && echo efivarfs.ko | cpio -o -H newc -R 0:0 --quiet) >"$R/efivarfs.cpio" ||
 	{ not_ok "cpio efivarfs.ko"; exit 1; }
+# systemd's own bootctl (systemd-boot package) with its libraries, as a
+# third initrd of entry w: `bootctl status` in the target is the oracle
+BOOTCTL=$(command -v bootctl || true)
+if [ -n "$BOOTCTL" ]; then
+	S=$T/bootctl-root
+	mkdir -p "$S/usr/bin" && cp "$BOOTCTL" "$S/usr/bin/bootctl"
+	for lib in $(ldd "$BOOTCTL" | grep -oE '/[^ ]+'); do
+		mkdir -p "$S$(dirname "$lib")" && cp -L "$lib" "$S$lib"
+	done
+	(cd "$S" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$R/bootctl.cpio.gz" ||
+		{ not_ok "cpio bootctl"; exit 1; }
+fi
 printf 'default a.conf\ntimeout 0\n' >"$R/loader/loader.conf"
-entry() { # FILE ID [EXTRA OPTIONS]
-	printf 'title   entry %s\nlinux   /vmlinuz\ninitrd  /init.img\ninitrd  /efivarfs.cpio\noptions console=ttyS0,115200 quiet sdtest.entry=%s %s\n' \
-		"$2" "$2" "${3:-}" >"$R/loader/entries/$1"
+entry() { # FILE ID [EXTRA OPTIONS] [EXTRA INITRD]
+	printf 'title   entry %s\nlinux   /vmlinuz\ninitrd  /init.img\ninitrd  /efivarfs.cpio\n%boptions console=ttyS0,115200 quiet sdtest.entry=%s %s\n' \
+		"$2" "${4:+initrd  $4\n}" "$2" "${3:-}" >"$R/loader/entries/$1"
 }
 entry a.conf a
 entry b.conf b
-entry w.conf w sdtest.oneshot=b.conf
+if [ -n "$BOOTCTL" ]; then
+	entry w.conf w "sdtest.oneshot=b.conf sdtest.bootctl" /bootctl.cpio.gz
+else
+	entry w.conf w sdtest.oneshot=b.conf
+fi
 entry c+2-0.conf c sdtest.oneshot=b.conf
-mkpart_vfat "$T/esp.img" 64 "$R" ESP 5d0be1a1
+mkpart_vfat "$T/esp.img" 96 "$R" ESP 5d0be1a1
 mkdisk_gpt "$T/disk.img" "$T/esp.img:esp"
 PARTUUID=$(sfdisk --part-uuid "$T/disk.img" 1 | tr a-f A-F)
 cp "$VARS" "$T/vars-persist.fd"
@@ -110,6 +127,20 @@ log "LoaderFirmwareInfo=$(var LoaderFirmwareInfo)"
 check "LoaderFeatures: default, one-shot, boot counting, xbootldr, sort-key" eq "$(var LoaderFeatures)" "3c01000000000000"
 check "no LoaderBootCountPath (w has no counter)" eq "$(var LoaderBootCountPath)" unset
 check "the OS wrote LoaderEntryOneShot" has '^sdboot-target: wrote LoaderEntryOneShot'
+if [ -n "$BOOTCTL" ]; then
+	grep '^sdboot-target: bootctl: ' "$T/boot-$N.log" | sed 's/^sdboot-target: bootctl: /# | /'
+	bc() { grep -Eq -- "^sdboot-target: bootctl: $1" "$T/boot-$N.log"; }
+	check "bootctl status: exit 0" bc 'exit 0$'
+	check "bootctl status: Product: lboot 0.1" bc ' +Product: lboot 0\.1$'
+	check "bootctl status: Firmware: UEFI $maj.$min ($vendor N.NN)" bc " +Firmware: UEFI $maj\.$min \($vendor [0-9]+\.[0-9]{2}\)$"
+	for f in "Boot counting" "Default entry control" "One-shot entry control" "Boot loader sets ESP information"; do
+		check "bootctl status: ✓ $f" bc " +(Features: )?✓ $f$"
+	done
+	check "bootctl status: no ✓ for what lboot does not do (random seed)" bc " +✗ Support for passing random seed to OS$"
+	check "bootctl status: ESP from LoaderDevicePartUUID" bc " +ESP: /dev/disk/by-partuuid/$(tr A-F a-f <<<"$PARTUUID")$"
+else
+	skip "boot 1: bootctl status" "no bootctl on this host (apt-get install systemd-boot)"
+fi
 
 # --- boot 2 --------------------------------------------------------------
 boot ""
@@ -138,7 +169,7 @@ else
 	not_ok "boot 4: on the disk (mtools): c+2-0.conf is now c+1-1.conf"
 fi
 MTOOLS_SKIP_CHECK=1 fsck.vfat -n "$T/esp.img" >/dev/null 2>&1 # (the partition image is the pre-boot copy)
-dd if="$T/disk.img" of="$T/esp-after.img" bs=1M skip=1 count=64 status=none
+dd if="$T/disk.img" of="$T/esp-after.img" bs=1M skip=1 count=96 status=none
 if fsck.vfat -n "$T/esp-after.img" >"$T/fsck.log" 2>&1; then
 	ok "boot 4: the ESP is clean after the rename (fsck.vfat -n)"
 else

@@ -5,7 +5,10 @@
  * for each Boot Loader Interface variable (UCS-2 strings decoded; absent:
  * "NAME unset"), then, with "sdtest.oneshot=ID" on its command line, writes
  * LoaderEntryOneShot the way `printf '\x07\x00\x00\x00...' > FILE` does
- * (attributes NV|BS|RT, UCS-2 with its NUL), and powers off.
+ * (attributes NV|BS|RT, UCS-2 with its NUL), and powers off. With
+ * "sdtest.bootctl" (and systemd's bootctl with its libraries in the
+ * initrd) it also runs `bootctl status`, each line prefixed
+ * "sdboot-target: bootctl: ".
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +19,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define LOADER "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
@@ -57,6 +61,47 @@ static void show(const char *name, const char *guid, int raw)
 	dprintf(1, "sdboot-target: var %s=%s attr=%02x\n", name, out, b[0]);
 }
 
+/* `bootctl status`, its output prefixed line by line */
+static void bootctl(void)
+{
+	char *const argv[] = { "/usr/bin/bootctl", "status", "--no-pager", NULL };
+	char *const envp[] = { "PATH=/usr/bin:/bin", "SYSTEMD_COLORS=0", "TERM=dumb",
+			       "SYSTEMD_PAGER=cat", NULL };
+	char buf[8192], line[1024];
+	size_t k = 0;
+	ssize_t n;
+	int p[2], st = 0;
+	pid_t pid;
+
+	if (access(argv[0], X_OK) || pipe(p)) {
+		dprintf(1, "sdboot-target: bootctl: not in this initrd\n");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n' || k + 1 >= sizeof(line)) {
+				line[k] = 0;
+				dprintf(1, "sdboot-target: bootctl: %s\n", line);
+				k = 0;
+			} else {
+				line[k++] = buf[i];
+			}
+		}
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	dprintf(1, "sdboot-target: bootctl: exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 int main(void)
 {
 	static const char *const names[] = {
@@ -94,6 +139,8 @@ int main(void)
 		show("LoaderFeatures", LOADER, 1);
 		show("LbootEntryLastBooted", LBOOT, 0);
 	}
+	if (strstr(cmd, "sdtest.bootctl"))
+		bootctl();
 	os = strstr(cmd, "sdtest.oneshot=");
 	if (os) {
 		unsigned char b[4 + 512];
