@@ -4,6 +4,7 @@
  * from a directory standing in for efivarfs, and bad entries sorted last. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,9 @@
 #include "bootstate.h"
 #include "efivar.h"
 #include "efivars.h"
+#include "init.h"
+
+#define LB_VERSION_STR LB_VERSION
 #include "t.h"
 
 static void add(struct lb_entries *l, const char *id, const char *source, const char *title)
@@ -237,6 +241,69 @@ int main(void)
 		lb_entries_free(&l);
 		fclose(log);
 		rmdir(d);
+	}
+	TEST("bootstate_handover_vars") {
+		/* the variables written before kexec, in a directory standing in
+		 * for efivarfs (no disk, no firmware here: no partition UUID, no
+		 * firmware info); a value already there is not written again */
+		char d[] = "/tmp/lb-hand-XXXXXX", s[128], logbuf[4096];
+		struct lb_entry e = { 0 };
+		uint8_t f[16];
+		size_t n;
+		FILE *log;
+
+		if (!mkdtemp(d)) {
+			CHECK(!"mkdtemp");
+			continue;
+		}
+		lb_efivars_set_dir(d);
+		e.id = "fed";
+		e.title = "Fedora";
+		e.source = "/loader/entries/Fed+3-0.conf:2";
+		CHECK_INT(lb_efivar_set_str("LoaderBootCountPath", LB_EFIVAR_GUID_LOADER, 7,
+					    "\\loader\\entries\\old+1-1.conf"), 0);
+		CHECK_INT(lb_efivar_set_str("LoaderDevicePartUUID", LB_EFIVAR_GUID_LOADER, 7, "X"), 0);
+		memset(logbuf, 0, sizeof(logbuf));
+		log = fmemopen(logbuf, sizeof(logbuf) - 1, "w");
+		lb_bootstate_handover(NULL, &e, "saved", 1234, log);
+		fclose(log);
+		CHECK_INT(lb_efivar_get_str("LoaderInfo", LB_EFIVAR_GUID_LOADER, s, sizeof(s)), 0);
+		CHECK_STR(s, "lboot " LB_VERSION_STR);
+		CHECK_INT(lb_efivar_get_str("LoaderEntrySelected", LB_EFIVAR_GUID_LOADER, s, sizeof(s)), 0);
+		CHECK_STR(s, "fed+3-0.conf");
+		CHECK_INT(lb_efivar_get_str("LoaderTimeInitUSec", LB_EFIVAR_GUID_LOADER, s, sizeof(s)), 0);
+		CHECK_STR(s, "1234000");
+		CHECK_INT(lb_efivar_get_str("LoaderTimeExecUSec", LB_EFIVAR_GUID_LOADER, s, sizeof(s)), 0);
+		CHECK(strtoull(s, NULL, 10) > 0);
+		CHECK_INT(lb_efivar_get("LoaderFeatures", LB_EFIVAR_GUID_LOADER, NULL, f, sizeof(f), &n), 0);
+		CHECK_INT(n, 8);
+		CHECK(n == 8 && !memcmp(f, "\x3c\x01\0\0\0\0\0\0", 8));
+		/* stale ones from an earlier boot are gone */
+		CHECK_INT(lb_efivar_get_str("LoaderBootCountPath", LB_EFIVAR_GUID_LOADER, s, sizeof(s)), -ENOENT);
+		CHECK_INT(lb_efivar_get_str("LoaderDevicePartUUID", LB_EFIVAR_GUID_LOADER, s, sizeof(s)), -ENOENT);
+		CHECK_INT(lb_efivar_get_str(LB_BOOTSTATE_LAST_BOOTED, LB_EFIVAR_GUID_LBOOT, s, sizeof(s)), 0);
+		CHECK_STR(s, "fed+3-0.conf");
+		/* 6, and the two firmware ones on a host whose EFI system table
+		 * lboot can read */
+		CHECK(strstr(logbuf, strstr(logbuf, "EFI system table:") ?
+			      "LoaderEntrySelected=fed+3-0.conf LoaderDevicePartUUID=- (6 EFI variables written)" :
+			      "LoaderEntrySelected=fed+3-0.conf LoaderDevicePartUUID=- (8 EFI variables written)") != NULL);
+		if (t_failed_now)
+			printf("# log: %s\n", logbuf);
+		/* the same boot again: only the exec time changes */
+		memset(logbuf, 0, sizeof(logbuf));
+		log = fmemopen(logbuf, sizeof(logbuf) - 1, "w");
+		lb_bootstate_handover(NULL, &e, "saved", 1234, log);
+		fclose(log);
+		CHECK(strstr(logbuf, "(1 EFI variable written)") != NULL);
+		if (t_failed_now)
+			printf("# log: %s\n", logbuf);
+		lb_efivars_set_dir(NULL);
+		{
+			char cmd[128];
+			snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+			CHECK_INT(system(cmd), 0);
+		}
 	}
 	TEST("bootcount_bad_sorted_last") {
 		/* +0-N entries ("bad") sort after all others, as systemd-boot */
