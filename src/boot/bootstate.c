@@ -142,11 +142,13 @@ static int from_var(struct lb_entries *l, const char *name, const char *guid,
 int lb_bootstate_select(struct lb_entries *l, const char *sel, int use_efi,
 			int dry_run, FILE *log)
 {
-	int saved = sel && !strcmp(sel, "saved"), efi = 0;
+	int saved = sel && !strcmp(sel, "saved"), efi = 0, r = -ENOENT;
 
 	if (!l->n)
 		return 0;
-	if (use_efi && !lb_efivars_open()) {
+	if (use_efi && (r = lb_efivars_open()) && r != -ENOENT)
+		fprintf(log, "lboot: efivarfs: %s: EFI variables not read\n", strerror(-r));
+	if (use_efi && !r) {
 		efi = 1;
 		if (from_var(l, "LoaderEntryOneShot", LOADER, 1, dry_run,
 			     "EFI variable LoaderEntryOneShot", log) ||
