@@ -25,6 +25,9 @@
 
 #define LOADER LB_EFIVAR_GUID_LOADER
 
+#define LB_SYS_renameat2 316 /* x86_64 */
+#define LB_RENAME_NOREPLACE 1u
+
 /* systemd's EFI_LOADER_FEATURE_* (src/fundamental/efivars-fundamental.h) */
 #define FEAT_ENTRY_DEFAULT (UINT64_C(1) << 2)
 #define FEAT_ENTRY_ONESHOT (UINT64_C(1) << 3)
@@ -195,14 +198,11 @@ int lb_bootstate_count(const char *dir, const char *path, const char *suffix,
 	dfd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-#ifdef SYS_renameat2
-	if (syscall(SYS_renameat2, dfd, base, dfd, next, 1 /* RENAME_NOREPLACE */) < 0) {
+	/* never over an existing file (RENAME_NOREPLACE; checked by hand where
+	 * the filesystem or kernel lacks it) */
+	if (syscall(LB_SYS_renameat2, dfd, base, dfd, next, LB_RENAME_NOREPLACE) < 0) {
 		r = -errno;
 		if (r == -EINVAL || r == -ENOSYS) {
-#else
-	{
-		{
-#endif
 			r = 0;
 			if (!faccessat(dfd, next, F_OK, AT_SYMLINK_NOFOLLOW))
 				r = -EEXIST;
