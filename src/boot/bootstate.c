@@ -114,11 +114,23 @@ static const char *title_of(const struct lb_entry *e)
 	return e->title ? e->title : e->id ? e->id : "?";
 }
 
+/* a variable's value as the console shows it: control characters (the OS
+ * wrote it, it may hold escape sequences) as '?' */
+static const char *shown(const char *v, char *out, size_t n)
+{
+	size_t i = 0;
+
+	for (; v[i] && i + 1 < n; i++)
+		out[i] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
+	out[i] = 0;
+	return out;
+}
+
 /* the default from one variable: 1 chosen, 0 unset or no match */
 static int from_var(struct lb_entries *l, const char *name, const char *guid,
 		    int oneshot, int dry_run, const char *what, FILE *log)
 {
-	char v[512];
+	char v[512], sv[512];
 	long i;
 	int r = lb_efivar_get_str(name, guid, v, sizeof(v));
 
@@ -132,12 +144,13 @@ static int from_var(struct lb_entries *l, const char *name, const char *guid,
 		fprintf(log, "lboot: EFI variable %s: deleting: %s\n", name, strerror(-r));
 	i = v[0] ? lb_bootstate_find(l, v) : -1;
 	if (i < 0) {
-		fprintf(log, "lboot: %s=%s: matches no entry%s\n", what, v,
+		fprintf(log, "lboot: %s=%s: matches no entry%s\n", what, shown(v, sv, sizeof(sv)),
 			oneshot ? (dry_run ? " (dry run: not deleted)" : " (deleted)") : "");
 		return 0;
 	}
 	lb_entries_set_default(l, (size_t)i);
-	fprintf(log, "lboot: default '%s' chosen by %s=%s%s\n", title_of(&l->v[i]), what, v,
+	fprintf(log, "lboot: default '%s' chosen by %s=%s%s\n", title_of(&l->v[i]), what,
+		shown(v, sv, sizeof(sv)),
 		oneshot ? (dry_run ? " (one-shot; dry run: not deleted)" : " (one-shot: deleted)") : "");
 	return 1;
 }

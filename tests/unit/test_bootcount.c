@@ -242,6 +242,29 @@ int main(void)
 		fclose(log);
 		rmdir(d);
 	}
+	TEST("bootstate_select_log_sanitized") {
+		/* the OS wrote the value: escape sequences are not replayed on
+		 * the console */
+		char d[] = "/tmp/lb-san-XXXXXX", logbuf[1024] = "";
+		struct lb_entries l = LB_ENTRIES_INIT;
+		FILE *log;
+
+		if (!mkdtemp(d) || !(log = fmemopen(logbuf, sizeof(logbuf) - 1, "w"))) {
+			CHECK(!"mkdtemp");
+			continue;
+		}
+		add(&l, "a", "/loader/entries/a.conf:1", "A");
+		lb_entries_set_default(&l, 0);
+		lb_efivars_set_dir(d);
+		CHECK_INT(lb_efivar_set_str("LoaderEntryOneShot", LB_EFIVAR_GUID_LOADER, 7, "x\x1b[2J\r"), 0);
+		CHECK_INT(lb_bootstate_select(&l, "", 1, 0, log), 0);
+		fclose(log);
+		CHECK(strstr(logbuf, "LoaderEntryOneShot=x?[2J?: matches no entry (deleted)") != NULL);
+		CHECK(!strchr(logbuf, '\x1b'));
+		lb_efivars_set_dir(NULL);
+		lb_entries_free(&l);
+		rmdir(d);
+	}
 	TEST("bootstate_handover_vars") {
 		/* the variables written before kexec, in a directory standing in
 		 * for efivarfs (no disk, no firmware here: no partition UUID, no
