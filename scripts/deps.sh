@@ -9,7 +9,7 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  e2fsprogs dosfstools mtools fdisk gdisk
  gnu-efi binutils uefitool-cli
  clang libclang-rt-14-dev
- grub-efi-amd64-bin grub-common systemd-boot-efi sbsigntool
+ grub-efi-amd64-bin grub-common systemd-boot-efi systemd-boot sbsigntool
  debian-installer-12-netboot-amd64 python3 hyperfine time xorriso
  libsodium-dev libbearssl-dev minisign signify-openbsd shim-unsigned pesign osslsigncode
  atftpd dnsmasq-base nginx-light libnginx-mod-http-echo

@@ -31,6 +31,7 @@
 #include "tls.h"
 #include "watchdog.h"
 #include "order.h"
+#include "bootstate.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -469,6 +470,8 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	if (!r) {
 		if (o->dry_run)
 			return 0;
+		if (o->pid1) /* EFI variables for the OS, boot counting */
+			lb_bootstate_handover(set, e, o->default_sel, o->start_ms, stdout);
 		lb_watchdog_handover(o->unattended.handover, stdout);
 		r = lb_kexec_exec();
 		lb_watchdog_resume(stdout);
@@ -772,10 +775,8 @@ static int boot_run(const struct lb_boot_opts *o)
 			    (!strcmp(o->net, "on") || (strcmp(o->net, "off") && !l.n)))
 				net_scan(o, &l, first);
 			report_configs(&l, &set, o->debug);
-			if (o->default_sel[0] && l.n &&
-			    lb_boot_select_default(&l, o->default_sel))
-				say("lboot: lboot.default=%s: no such entry, keeping the configured default\n",
-				    o->default_sel);
+			/* LoaderEntryOneShot/Default (EFI), then lboot.default= */
+			lb_bootstate_select(&l, o->default_sel, o->pid1, o->dry_run, stdout);
 			if (!l.n)
 				say("lboot: no bootable entries found on %zu devices\n", ndev);
 		}

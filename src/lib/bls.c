@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bls.h"
+#include "bootcount.h"
 #include "io.h"
 #include "pe.h"
 #include "vercmp.h"
@@ -118,34 +119,21 @@ static int appendn(char **dst, const char *s, size_t n)
 
 /*
  * Split a file name "STEM[+LEFT[-DONE]]SUFFIX" (SUFFIX ".conf"/".efi",
- * compared case-insensitively). Returns the stem length; *left = LEFT or -1.
+ * compared case-insensitively; the counter as systemd-boot parses it:
+ * bootcount.h). Returns the stem length; *left = LEFT or -1.
  */
 static size_t parse_fname(const char *fname, const char *suffix, int *left)
 {
-	size_t n = strlen(fname), sl = strlen(suffix), i, d;
-	long v;
+	size_t n = strlen(fname), sl = strlen(suffix);
+	struct lb_bootcount bc;
 
 	*left = -1;
+	if (!lb_bootcount_parse(fname, suffix, &bc) && bc.prefix > 0) {
+		*left = bc.left;
+		return bc.prefix;
+	}
 	if (n >= sl && !strcasecmp(fname + n - sl, suffix))
 		n -= sl;
-	/* optional -DONE */
-	i = n;
-	while (i > 0 && fname[i - 1] >= '0' && fname[i - 1] <= '9')
-		i--;
-	d = n;
-	if (i < n && i > 0 && fname[i - 1] == '-') {
-		d = i - 1;
-		i = d;
-		while (i > 0 && fname[i - 1] >= '0' && fname[i - 1] <= '9')
-			i--;
-	}
-	if (i < d && i > 1 && fname[i - 1] == '+' && d - i <= 6) {
-		v = 0;
-		for (size_t k = i; k < d; k++)
-			v = v * 10 + (fname[k] - '0');
-		*left = (int)v;
-		return i - 1;
-	}
 	return n;
 }
 
