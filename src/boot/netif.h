@@ -104,6 +104,8 @@ struct lb_net_lease {
 	unsigned ms;              /* from start to the ACK */
 	struct lb_dhcp4_lease dhcp; /* the ACK: dns, domain, hostname, 209/210,
 				   * 175, lease time, vendor class, ... */
+	int dhcp6;                /* bootfile from DHCPv6 (netboot.c fills these) */
+	char dhcp6_param[1024];   /* its option 60 parameters */
 };
 
 /*
