@@ -5,8 +5,10 @@
 #   net_init [V4ADDR/24] [V6ADDR/64]  netns $NS with tap0 (default
 #       192.168.77.1/24), QEMU wrapped to run in it ($QEMU), $NIC (virtio-net
 #       on tap0, MAC 52:54:00:77:00:01), cleanup of everything on exit
-#   net_dnsmasq NAME ARGS...   dnsmasq in the netns on tap0, log $T/NAME.log,
-#       pid in DNSMASQ_PIDS (several can run: a proxyDHCP beside a DHCP server)
+#   net_dnsmasq NAME ARGS...   dnsmasq in the netns on tap0 (DNS_NS, DNS_IF
+#       override both), log $T/NAME.log, pid in DNSMASQ_PIDS (several can
+#       run: a proxyDHCP beside a DHCP server)
+#   NET_MORE_NS+=(NAME)        more namespaces, deleted on exit too
 #   net_dnsmasq_stop           stops every dnsmasq started here
 #   net_nginx ROOT [https]     nginx in the netns serving ROOT on port 80 of
 #       every address (and 443 with $K/srv.pem when "https" is given)
@@ -16,6 +18,7 @@
 NET_IP=192.168.77.1
 NET_MAC=52:54:00:77:00:01
 DNSMASQ_PIDS=()
+NET_MORE_NS=()
 NGINX=
 
 net_cleanup() {
@@ -25,6 +28,7 @@ net_cleanup() {
 	[ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null
 	for p in "${DNSMASQ_PIDS[@]}" $NGINX; do wait "$p" 2>/dev/null; done
 	[ -n "${NS:-}" ] && ip netns del "$NS" 2>/dev/null
+	for p in "${NET_MORE_NS[@]}"; do ip netns del "$p" 2>/dev/null; done
 	e2e_dump_on_fail
 }
 
@@ -56,7 +60,7 @@ net_init() {
 
 net_dnsmasq() {
 	local name=$1; shift
-	ip netns exec "$NS" dnsmasq --no-daemon --conf-file=/dev/null --port=0 --interface=tap0 \
+	ip netns exec "${DNS_NS:-$NS}" dnsmasq --no-daemon --conf-file=/dev/null --port=0 --interface="${DNS_IF:-tap0}" \
 		--bind-interfaces --dhcp-leasefile="$T/$name.leases" --log-dhcp "$@" >"$T/$name.log" 2>&1 &
 	DNSMASQ_PIDS+=($!)
 	sleep 0.3
