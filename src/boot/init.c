@@ -117,6 +117,19 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 				memcpy(o->net, tok + 10, strlen(tok + 10) + 1);
 				n++;
 			}
+		} else if (!strcmp(tok, "lboot.boot=net")) {
+			/* network boot by itself: always, before the disks */
+			size_t l = strlen(o->order);
+			memcpy(o->net, "on", 3);
+			if (strncmp(o->order, "net", 3) || (o->order[3] && o->order[3] != ',')) {
+				if (l && l + 4 < sizeof(o->order)) {
+					memmove(o->order + 4, o->order, l + 1);
+					memcpy(o->order, "net,", 4);
+				} else if (!l) {
+					memcpy(o->order, "net", 4);
+				}
+			}
+			n++;
 		} else if (!strncmp(tok, "lboot.order=", 12)) {
 			if (strlen(tok + 12) < sizeof(o->order)) {
 				memcpy(o->order, tok + 12, strlen(tok + 12) + 1);

@@ -252,6 +252,16 @@ int main(void)
 		CHECK_INT(o.timeout, -1);
 		CHECK_INT(lb_boot_parse_cmdline("", &o), 0);
 		CHECK_INT(lb_boot_parse_cmdline(NULL, &o), 0);
+		/* lboot.boot=net: network boot always, before the disks */
+		lb_boot_opts_init(&o);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.boot=net lboot.boot=disk lboot.boot=", &o), 1);
+		CHECK_STR(o.net, "on");
+		CHECK_STR(o.order, "net");
+		lb_boot_opts_init(&o);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.order=usb,nvme lboot.boot=net", &o), 2);
+		CHECK_STR(o.order, "net,usb,nvme");
+		CHECK_INT(lb_boot_parse_cmdline("lboot.boot=net", &o), 1);
+		CHECK_STR(o.order, "net,usb,nvme");
 	}
 
 	TEST("lboot.default by id, title, index") {
