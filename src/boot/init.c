@@ -142,6 +142,13 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 					memcpy(o->net, "auto", 5);
 				n++;
 			}
+		} else if (!strncmp(tok, "lboot.vlan=", 11)) {
+			char *end;
+			long v = strtol(tok + 11, &end, 10);
+			if (end != tok + 11 && !*end && v >= 1 && v <= 4094) {
+				o->vlan = (unsigned)v;
+				n++;
+			}
 		} else if (!strncmp(tok, "lboot.net.iface=", 16)) {
 			if (strlen(tok + 16) < sizeof(o->net_iface)) {
 				memcpy(o->net_iface, tok + 16, strlen(tok + 16) + 1);
@@ -519,6 +526,7 @@ static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int fir
 		.log = stdout,
 		.v = &vb.v,
 		.url = o->netboot[0] ? o->netboot : NULL,
+		.vlan = o->vlan,
 	};
 	struct lb_entries nl = LB_ENTRIES_INIT;
 	struct lb_net_lease lease;

@@ -84,6 +84,8 @@ struct lb_net_opts {
 	uint32_t request_ip;      /* INIT-REBOOT for this address first; 0: none */
 	int no_uuid;              /* do not send option 97 from DMI */
 	int no_apply;             /* do not configure the winning link */
+	unsigned vlan;            /* 1..4094: DHCP on NAME.VLAN (802.1Q links made
+				   * on each candidate) instead; 0: untagged */
 	FILE *log;                /* one line per step; NULL: quiet */
 };
 

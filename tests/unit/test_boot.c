@@ -262,6 +262,10 @@ int main(void)
 		CHECK_STR(o.order, "net,usb,nvme");
 		CHECK_INT(lb_boot_parse_cmdline("lboot.boot=net", &o), 1);
 		CHECK_STR(o.order, "net,usb,nvme");
+		CHECK_INT(lb_boot_parse_cmdline("lboot.vlan=0 lboot.vlan=4095 lboot.vlan=x lboot.vlan=", &o), 0);
+		CHECK_INT(o.vlan, 0);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.vlan=100", &o), 1);
+		CHECK_INT(o.vlan, 100);
 	}
 
 	TEST("lboot.default by id, title, index") {
