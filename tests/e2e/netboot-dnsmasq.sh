@@ -8,9 +8,7 @@
 #      answer, DHCPv6 gives the URL of an iPXE script on nginx's IPv6
 #      address, the kernel and initrd over HTTP on IPv6; then dual stack:
 #      a DHCPv4 lease without boot file, the URL from DHCPv6;
-#   3. lboot.vlan=5: DHCP and TFTP on VLAN 5 only (a user-space switch
-#      port, tests/e2e/vlan-switch.py, where the host has no 8021q);
-#   4. proxyDHCP: one dnsmasq gives addresses and no boot information, a
+#   3. proxyDHCP: one dnsmasq gives addresses and no boot information, a
 #      second (another host on the same bridge) in proxy mode names the
 #      boot file (asked again on UDP 4011) and serves it over TFTP.
 . "$(dirname "$0")/lib.sh"
@@ -93,38 +91,7 @@ expect 'lboot-target: cmdline: .*lboot-test=dhcp6' 240 && ok "dual stack: booted
 qemu_stop
 net_dnsmasq_stop
 
-# --- 3. VLAN: lboot.vlan=5, the boot server only on the tagged network ---------------------
-cat >"$F/boot/configs/vlan.cfg" <<'EOP'
-DEFAULT vlan
-LABEL vlan
-  KERNEL images/vmlinuz
-  INITRD images/initrd.img
-  APPEND console=ttyS0 lboot-test=vlan5 quiet
-EOP
-chmod -R a+rX "$T"
-# the host kernel may lack 8021q: tests/e2e/vlan-switch.py is the switch
-# port (QEMU's NIC over UDP, VLAN 5 untagged onto tapv, the rest dropped)
-ip -n "$NS" tuntap add dev tapv mode tap && ip -n "$NS" link set tapv up &&
-	ip -n "$NS" addr add 192.168.78.1/24 dev tapv || { not_ok "tapv for VLAN 5"; exit 1; }
-ip netns exec "$NS" python3 "$E2E_ROOT/tests/e2e/vlan-switch.py" 47001 47002 tapv 5 "$T/vlan.counts" \
-	2>"$T/vlan-switch.log" &
-DNSMASQ_PIDS+=($!)      # stopped (and on exit) with the dnsmasqs
-DNS_IF=tapv net_dnsmasq vlan5 --dhcp-range=192.168.78.50,192.168.78.99,255.255.255.0,1h \
-	--dhcp-boot=boot/lboot.efi,,192.168.78.1 --dhcp-option=209,configs/vlan.cfg --dhcp-option=210,/boot/ \
-	--enable-tftp --tftp-root="$F"
-E2E_APPEND="lboot.timeout=0 lboot.vlan=5" qemu_start -netdev socket,id=n0,udp=127.0.0.1:47001,localaddr=127.0.0.1:47002 \
-	-device "virtio-net-pci,netdev=n0,mac=$NET_MAC"
-expect 'lboot: net eth0\.5: VLAN 5 on eth0' 180 && ok "vlan: eth0.5 made on eth0" || not_ok "vlan: eth0.5 made on eth0"
-expect 'lboot: net eth0\.5: DHCP lease 192\.168\.78\.[0-9]+/24 from 192\.168\.78\.1' 60 &&
-	ok "vlan: lease from the server on VLAN 5 (tagged frames only reach it)" ||
-	not_ok "vlan: lease from the server on VLAN 5 (tagged frames only reach it)"
-expect 'lboot-target: cmdline: .*lboot-test=vlan5' 240 && ok "vlan: target OS booted over VLAN 5" ||
-	not_ok "vlan: target OS booted over VLAN 5"
-log "switch: $(cat "$T/vlan.counts" 2>/dev/null)"
-qemu_stop
-net_dnsmasq_stop
-
-# --- 4. proxyDHCP ----------------------------------------------------------------------
+# --- 3. proxyDHCP ----------------------------------------------------------------------
 # br0 (192.168.77.1: addresses, no boot information) bridges the tap and
 # a veth to a second namespace (192.168.77.2: proxyDHCP + TFTP)
 NS2=${NS}-px
