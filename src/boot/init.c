@@ -123,6 +123,19 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 				memcpy(o->net, tok + 10, strlen(tok + 10) + 1);
 				n++;
 			}
+		} else if (!strcmp(tok, "lboot.boot=net")) {
+			/* network boot by itself: always, before the disks */
+			size_t l = strlen(o->order);
+			memcpy(o->net, "on", 3);
+			if (strncmp(o->order, "net", 3) || (o->order[3] && o->order[3] != ',')) {
+				if (l && l + 4 < sizeof(o->order)) {
+					memmove(o->order + 4, o->order, l + 1);
+					memcpy(o->order, "net,", 4);
+				} else if (!l) {
+					memcpy(o->order, "net", 4);
+				}
+			}
+			n++;
 		} else if (!strncmp(tok, "lboot.order=", 12)) {
 			if (strlen(tok + 12) < sizeof(o->order)) {
 				memcpy(o->order, tok + 12, strlen(tok + 12) + 1);
@@ -133,6 +146,13 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 				memcpy(o->netboot, tok + 14, strlen(tok + 14) + 1);
 				if (!o->net[0])
 					memcpy(o->net, "auto", 5);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.vlan=", 11)) {
+			char *end;
+			long v = strtol(tok + 11, &end, 10);
+			if (end != tok + 11 && !*end && v >= 1 && v <= 4094) {
+				o->vlan = (unsigned)v;
 				n++;
 			}
 		} else if (!strncmp(tok, "lboot.net.iface=", 16)) {
@@ -565,6 +585,7 @@ static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int fir
 		.log = stdout,
 		.v = &vb.v,
 		.url = o->netboot[0] ? o->netboot : NULL,
+		.vlan = o->vlan,
 	};
 	struct lb_entries nl = LB_ENTRIES_INIT;
 	struct lb_net_lease lease;

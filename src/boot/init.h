@@ -32,6 +32,7 @@ struct lb_boot_opts {
 	char net[8];         /* lboot.net=auto (when no disk has entries), on, off */
 	char order[256];     /* lboot.order=TOKEN,... (order.h) */
 	char netboot[256];   /* lboot.netboot=URL: what to boot over the network */
+	unsigned vlan;       /* lboot.vlan=ID (1..4094): DHCP and boot on that VLAN */
 	char net_iface[32];  /* lboot.net.iface=PATTERN */
 	int net_timeout;     /* lboot.net.timeout=S (DHCP), 0: 30 */
 	char tpm[16];        /* lboot.tpm=require: refuse to boot without a TPM */

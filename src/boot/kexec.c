@@ -77,8 +77,14 @@ static const char *err_text(int err)
 
 static int fail(char *why, size_t whysz, const char *file, int r, const char *what)
 {
-	snprintf(why, whysz, "%s: %s", file ? file : "?",
-		 what ? what : err_text(-r));
+	size_t fl = file ? strlen(file) : 0;
+
+	/* a fetch error already starts with its URL: not twice */
+	if (what && fl && !strncmp(what, file, fl) && what[fl] == ':')
+		snprintf(why, whysz, "%s", what);
+	else
+		snprintf(why, whysz, "%s: %s", file ? file : "?",
+			 what ? what : err_text(-r));
 	return r;
 }
 
@@ -279,9 +285,14 @@ static int url_sink(void *arg, const void *data, size_t len, uint64_t off)
 	return 0;
 }
 
+/* the progress line ends with "\n" once the size is reached; a transfer
+ * that stops early, or of unknown size, leaves it open for fetch_into() to
+ * close, so that the next line (an error) starts on its own */
 static void url_progress(void *arg, uint64_t done, uint64_t total, uint64_t bps)
 {
-	(void)arg;
+	int *open = arg;
+
+	*open = !total || done != total;
 	if (total)
 		printf("\rlboot: fetched %llu of %llu KiB (%llu KiB/s) ",
 		       (unsigned long long)(done >> 10), (unsigned long long)(total >> 10),
@@ -301,7 +312,7 @@ static int fetch_into(const char *url, struct lb_blob *b, struct lb_hash *h,
 	struct lb_fetch_opts o = { 0 };
 	struct lb_fetch_result *res = malloc(sizeof(*res));
 	struct url_sink u = { .b = b, .h = h };
-	int r;
+	int r, open = 0;
 
 	if (!res)
 		return -ENOMEM;
@@ -310,8 +321,13 @@ static int fetch_into(const char *url, struct lb_blob *b, struct lb_hash *h,
 	o.sink = url_sink;
 	o.sink_arg = &u;
 	o.progress = url_progress;
+	o.progress_arg = &open;
 	o.max_size = b->cap;
 	r = lb_fetch(url, &o, res);
+	if (open) {
+		printf("\n");
+		fflush(stdout);
+	}
 	if (r && err)
 		snprintf(err, errsz, "%s", res->err);
 	free(res);

@@ -15,6 +15,7 @@
 
 #define SCRIPT_MAX   (1u << 20)   /* an iPXE script or pxelinux config */
 #define CHAIN_MAX    8
+#define V6_AFTER_V4_MS 5000u      /* DHCPv6 after a v4 lease without boot file */
 
 static void logf_(const struct lb_netboot_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -397,18 +398,80 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 	return r;
 }
 
+/*
+ * DHCPv4 gave no answer (rv4 < 0, its line in err) or a lease without a
+ * boot file: DHCPv6 on the same links within the same bound (5 s after a
+ * v4 lease); a boot file
+ * URL (RFC 5970 option 59) becomes the lease's boot file, its parameters
+ * (option 60) the command line of a kernel URL. 0 with the lease filled,
+ * or rv4 (else -ENOENT) with one line for both in err.
+ */
+static int netboot_v6(const struct lb_netboot_opts *o, const struct lb_net_opts *no,
+		      int rv4, struct lb_net_lease *lease, char *err, size_t errsz)
+{
+	struct lb_net6_lease *l6 = calloc(1, sizeof(*l6));
+	struct lb_net_opts n6 = *no;
+	char e6[256] = "", v4[256];
+	int r;
+
+	if (!l6)
+		return -ENOMEM;
+	/* with an IPv4 lease in hand (no boot file) the network is there:
+	 * a DHCPv6 server would answer the first Solicit, 5 s is plenty */
+	if (!rv4 && (!n6.timeout_ms || n6.timeout_ms > V6_AFTER_V4_MS))
+		n6.timeout_ms = V6_AFTER_V4_MS;
+	snprintf(v4, sizeof(v4), "%s", rv4 ? err : "the DHCPv4 lease names no boot file");
+	logf_(o, "lboot: net: %s; trying DHCPv6\n", v4);
+	r = lb_net_up6(&n6, l6, e6, sizeof(e6));
+	if (!r && !l6->dhcp.bootfile_url[0] && !(o->url && *o->url)) {
+		snprintf(e6, sizeof(e6), "the DHCPv6 lease on %s names no boot file URL", l6->ifname);
+		r = -ENOENT;
+	} else if (!r && strlen(l6->dhcp.bootfile_url) >= sizeof(lease->bootfile)) {
+		snprintf(e6, sizeof(e6), "the DHCPv6 boot file URL is longer than %zu bytes",
+			 sizeof(lease->bootfile) - 1);
+		r = -ENAMETOOLONG;
+	}
+	if (r) {
+		snprintf(err, errsz, "%s; DHCPv6: %s", v4, e6[0] ? e6 : strerror(-r));
+		free(l6);
+		return rv4 ? rv4 : r;
+	}
+	if (rv4) {      /* no IPv4 lease: the v6 one alone */
+		memset(lease, 0, sizeof(*lease));
+		memcpy(lease->ifname, l6->ifname, sizeof(lease->ifname));
+		lease->ifindex = l6->ifindex;
+		memcpy(lease->mac, l6->mac, 6);
+	}
+	lease->dhcp6 = 1;
+	if (l6->dhcp.bootfile_url[0])   /* else lboot.netboot= names it */
+		memcpy(lease->bootfile, l6->dhcp.bootfile_url,
+		       strlen(l6->dhcp.bootfile_url) + 1);
+	snprintf(lease->dhcp6_param, sizeof(lease->dhcp6_param), "%s", l6->dhcp.bootfile_param);
+	err[0] = 0;
+	free(l6);
+	return 0;
+}
+
 int lb_netboot(const struct lb_netboot_opts *o, struct lb_entries *out,
 	       struct lb_net_lease *lease, char *err, size_t errsz)
 {
 	struct lb_net_opts no = {
 		.iface = o->iface, .timeout_ms = o->timeout_ms, .log = o->log,
+		.vlan = o->vlan,
 	};
-	char url[LB_URL_MAX], *buf = NULL;
+	char url[LB_URL_MAX], *buf = NULL, param[sizeof(lease->dhcp6_param)] = "";
 	size_t len = 0;
 	int r;
 
 	err[0] = 0;
-	if ((r = lb_net_up(&no, lease, err, errsz)))
+	r = lb_net_up(&no, lease, err, errsz);
+	if (r == -ETIMEDOUT ||
+	    (!r && !lease->bootfile[0] && !(o->url && *o->url))) {
+		if ((r = netboot_v6(o, &no, r, lease, err, errsz)))
+			return r;
+		snprintf(param, sizeof(param), "%s", lease->dhcp6_param);
+	}
+	if (r)
 		return r;
 	if (o->url && *o->url) {
 		if (strlen(o->url) >= sizeof(lease->bootfile)) {
@@ -439,7 +502,9 @@ int lb_netboot(const struct lb_netboot_opts *o, struct lb_entries *out,
 		const char *b = strrchr(url, '/');
 
 		if (!e || lb_setstr(&e->kernel, url) || lb_setstr(&e->title, b ? b + 1 : url) ||
-		    asprintf(&e->source, "dhcp:%s", lease->ifname) < 0)
+		    (param[0] && lb_setstr(&e->cmdline, param)) ||
+		    asprintf(&e->source, "dhcp%s:%s", param[0] || lease->dhcp6 ? "v6" : "",
+			     lease->ifname) < 0)
 			return -ENOMEM;
 		lb_entries_set_default(out, out->n - 1);
 		/* no config: the command line is empty, nothing to check */

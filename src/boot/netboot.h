@@ -34,6 +34,7 @@ struct lb_netboot_opts {
 	unsigned timeout_ms;             /* network bring-up (DHCP); 0: 30 s */
 	FILE *log;                       /* one line per step */
 	const struct lb_verifier *v;     /* NULL: configs are not checked */
+	unsigned vlan;                   /* lboot.vlan=: 802.1Q id (netif.h), 0: none */
 	const char *url;                 /* lboot.netboot=: what to boot instead of
 					  * the lease's boot file (a URL, or a file
 					  * name on the boot server) */

@@ -1173,6 +1173,64 @@ static void log_lease(const struct lb_net_opts *o, const struct lb_net_lease *r)
 		      r->router ? lb_ipv4_str(r->router, g) : "none", extra);
 }
 
+/*
+ * lboot.vlan=ID: an 802.1Q link NAME.ID on every candidate (made unless it
+ * exists, its parent brought up), and the list re-read; the VLAN links are
+ * then the only candidates (vlan_candidate).
+ */
+static int vlan_setup(const struct lb_net_opts *o, struct lb_net_link **links, size_t *nl,
+		      char *err, size_t errsz)
+{
+	int made = 0, rc;
+
+	for (size_t i = 0; i < *nl; i++) {
+		struct lb_net_link *l = &(*links)[i];
+		uint8_t req[LB_NL_REQ_MAX];
+		char name[LB_NL_IFNAMSIZ], kmsg[160], e[200];
+		uint32_t seq = ++nl_seq;
+		size_t len;
+
+		if (!lb_net_candidate(l, o->iface) || !strcmp(l->nl.kind, "vlan"))
+			continue;
+		if ((size_t)snprintf(name, sizeof(name), "%s.%u", l->nl.name, o->vlan) >= sizeof(name))
+			snprintf(name, sizeof(name), "vlan%d.%u", l->nl.index, o->vlan);
+		if (!(l->nl.flags & LB_IFF_UP) && lb_net_set_up(l->nl.index, 1, e, sizeof(e))) {
+			logf_(o, " %s: %s, skipped", l->nl.name, e);
+			continue;
+		}
+		if ((rc = lb_nl_req_newvlan(req, sizeof(req), seq, l->nl.index, name, o->vlan, &len)))
+			return op_err(rc, "VLAN link", "", err, errsz);
+		rc = nl_transact(req, len, seq, kmsg, sizeof(kmsg));
+		if (rc && rc != -EEXIST) {
+			logf_(o, " %s: VLAN %u: %s%s%s, skipped", l->nl.name, o->vlan, strerror(-rc),
+			      kmsg[0] ? ": " : "", kmsg);
+			continue;
+		}
+		logf_(o, " %s: VLAN %u on %s", name, o->vlan, l->nl.name);
+		made++;
+	}
+	if (!made) {
+		lb_seterr(err, errsz, "VLAN %u: no link to put it on", o->vlan);
+		return -ENODEV;
+	}
+	free(*links);
+	*links = NULL;
+	*nl = 0;
+	return lb_net_links(links, nl, err, errsz);
+}
+
+static int vlan_candidate(const struct lb_net_opts *o, const struct lb_net_link *l)
+{
+	const char *dot = strrchr(l->nl.name, '.');
+
+	if (!o->vlan)
+		return lb_net_candidate(l, o->iface);
+	/* NAME.ID made above: matched by kind and id suffix, not the pattern
+	 * (which names the parents) */
+	return l->nl.type == LB_ARPHRD_ETHER && !strcmp(l->nl.kind, "vlan") && dot &&
+	       (unsigned)atoi(dot + 1) == o->vlan && !l->nl.master;
+}
+
 static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out,
 		   struct lb_net6_lease *out6, char *err, size_t errsz)
 {
@@ -1194,6 +1252,8 @@ static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out
 	carrier_deadline = t0 + carrier_ms;
 	if ((rc = lb_net_links(&links, &nl, err, errsz)))
 		return rc;
+	if (o->vlan && (rc = vlan_setup(o, &links, &nl, err, errsz)))
+		goto out;
 	if (!(v = calloc(nl ? nl : 1, sizeof(*v))) || !(pf = calloc(nl ? nl : 1, sizeof(*pf)))) {
 		rc = -ENOMEM;
 		lb_seterr(err, errsz, "out of memory");
@@ -1207,7 +1267,7 @@ static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out
 	memcpy(proto6.uuid, proto.uuid, 16);
 	proto6.have_uuid = proto.have_uuid;
 	for (size_t i = 0; i < nl; i++) {
-		if (!lb_net_candidate(&links[i], o->iface))
+		if (!vlan_candidate(o, &links[i]))
 			continue;
 		struct dl *d = &v[n++];
 		char e[200];

@@ -84,6 +84,8 @@ struct lb_net_opts {
 	uint32_t request_ip;      /* INIT-REBOOT for this address first; 0: none */
 	int no_uuid;              /* do not send option 97 from DMI */
 	int no_apply;             /* do not configure the winning link */
+	unsigned vlan;            /* 1..4094: DHCP on NAME.VLAN (802.1Q links made
+				   * on each candidate) instead; 0: untagged */
 	FILE *log;                /* one line per step; NULL: quiet */
 };
 
@@ -104,6 +106,8 @@ struct lb_net_lease {
 	unsigned ms;              /* from start to the ACK */
 	struct lb_dhcp4_lease dhcp; /* the ACK: dns, domain, hostname, 209/210,
 				   * 175, lease time, vendor class, ... */
+	int dhcp6;                /* bootfile from DHCPv6 (netboot.c fills these) */
+	char dhcp6_param[1024];   /* its option 60 parameters */
 };
 
 /*

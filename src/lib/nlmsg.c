@@ -21,6 +21,9 @@
 #define IFLA_PARENT_DEV_NAME     56
 #define IFLA_PARENT_DEV_BUS_NAME 57
 #define IFLA_INFO_KIND 1
+#define IFLA_INFO_DATA 2
+#define IFLA_LINK      5
+#define IFLA_VLAN_ID   1
 #define IFLA_EXT_MASK  29
 #define RTEXT_FILTER_SKIP_STATS 8
 #define IFA_ADDRESS    1
@@ -381,6 +384,49 @@ int lb_nl_req_setlink(uint8_t *buf, size_t cap, uint32_t seq, int ifindex, int u
 	nb_put(&b, ifi, sizeof(ifi));
 	if (mtu)
 		nb_u32(&b, IFLA_MTU, mtu);
+	return nb_end(&b, len);
+}
+
+/* a nested attribute: its header now, its length at nb_nest_end */
+static size_t nb_nest_begin(struct nb *b, uint16_t type)
+{
+	static const uint8_t none;
+	size_t at = b->n;
+
+	nb_attr(b, type, &none, 0);
+	return at;
+}
+
+static void nb_nest_end(struct nb *b, size_t at)
+{
+	uint16_t l = (uint16_t)(b->n - at);
+
+	if (!b->err)
+		memcpy(b->p + at, &l, 2);
+}
+
+int lb_nl_req_newvlan(uint8_t *buf, size_t cap, uint32_t seq, int parent, const char *name,
+		      unsigned vid, size_t *len)
+{
+	struct nb b;
+	uint8_t ifi[IFINFO] = { AF_UNSPEC_ };
+	uint32_t link = (uint32_t)parent;
+	uint16_t id = (uint16_t)vid;
+	size_t li, da, nl = name ? strlen(name) : 0;
+
+	if (parent <= 0 || !nl || nl >= LB_NL_IFNAMSIZ || vid < 1 || vid > 4094)
+		return -EINVAL;
+	nb_begin(&b, buf, cap, LB_RTM_NEWLINK,
+		 LB_NLM_F_REQUEST | LB_NLM_F_ACK | LB_NLM_F_CREATE | LB_NLM_F_EXCL, seq);
+	nb_put(&b, ifi, sizeof(ifi));
+	nb_u32(&b, IFLA_LINK, link);
+	nb_attr(&b, IFLA_IFNAME, name, nl + 1);
+	li = nb_nest_begin(&b, IFLA_LINKINFO);
+	nb_attr(&b, IFLA_INFO_KIND, "vlan", 5);
+	da = nb_nest_begin(&b, IFLA_INFO_DATA);
+	nb_attr(&b, IFLA_VLAN_ID, &id, 2);
+	nb_nest_end(&b, da);
+	nb_nest_end(&b, li);
 	return nb_end(&b, len);
 }
 

@@ -121,6 +121,10 @@ int lb_nl_req_getlink(uint8_t *buf, size_t cap, uint32_t seq, size_t *len);
  * and the MTU when mtu != 0. */
 int lb_nl_req_setlink(uint8_t *buf, size_t cap, uint32_t seq, int ifindex, int up,
 		      uint32_t mtu, size_t *len);
+/* RTM_NEWLINK creating an 802.1Q VLAN link NAME with id vid (1..4094) on
+ * the link parent (what `ip link add link P name N type vlan id V` sends). */
+int lb_nl_req_newvlan(uint8_t *buf, size_t cap, uint32_t seq, int parent, const char *name,
+		      unsigned vid, size_t *len);
 /* RTM_NEWADDR (create or replace): addr/prefix on the link, with the
  * broadcast address brd when nonzero; valid_s/preferred_s lifetimes in
  * seconds (0: forever). */

@@ -9,32 +9,14 @@
 # A second ROM without the CA refuses https:// with one line.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rom-lib.sh"
+. "$(dirname "$0")/net-lib.sh"
 e2e_init netboot-https-rom
-[ "$(id -u)" = 0 ] || { skip "netns" "needs root for a network namespace and a tap device"; exit 0; }
-for c in dnsmasq nginx ip openssl; do
-	command -v $c >/dev/null || { not_ok "$c not installed (scripts/deps.sh)"; exit 1; }
-done
+net_init
 target_os
-NS=lboot-e2e-$$ W=$T/www K=$T/pki
-mkdir -p "$W/boot" "$K" "$T/nginx"
-cleanup() {
-	qemu_stop
-	[ -n "${DNSMASQ:-}" ] && kill "$DNSMASQ" 2>/dev/null
-	[ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
-	e2e_dump_on_fail
-}
-trap cleanup EXIT
-ip netns add "$NS" && ip -n "$NS" link set lo up &&
-	ip -n "$NS" tuntap add dev tap0 mode tap && ip -n "$NS" link set tap0 up &&
-	ip -n "$NS" addr add 192.168.77.1/24 dev tap0 || { not_ok "netns with tap0"; exit 1; }
+W=$T/www
+mkdir -p "$W/boot"
 # a test CA and a server certificate for the IP
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$K/ca.key" -out "$K/ca.pem" -days 30 \
-	-subj "/CN=lboot e2e net CA" -addext basicConstraints=critical,CA:true 2>/dev/null &&
-openssl req -newkey rsa:2048 -nodes -keyout "$K/srv.key" -out "$K/srv.csr" -subj "/CN=192.168.77.1" 2>/dev/null &&
-printf 'subjectAltName=IP:192.168.77.1\n' >"$K/san.cnf" &&
-openssl x509 -req -in "$K/srv.csr" -CA "$K/ca.pem" -CAkey "$K/ca.key" -CAcreateserial -days 30 \
-	-out "$K/srv.pem" -extfile "$K/san.cnf" 2>/dev/null || { not_ok "test PKI"; exit 1; }
+net_pki
 cp "$TARGET_KERNEL" "$W/boot/vmlinuz"
 cp "$TARGET_INITRD" "$W/boot/initrd.img"
 cat >"$W/boot.ipxe" <<'EOS'
@@ -43,40 +25,13 @@ kernel https://192.168.77.1/boot/vmlinuz console=ttyS0 lboot-test=https-rom quie
 initrd https://192.168.77.1/boot/initrd.img
 boot
 EOS
-chmod -R a+rX "$T"
-cat >"$T/nginx/nginx.conf" <<EOC
-daemon off;
-pid $T/nginx/nginx.pid;
-error_log $T/nginx/error.log;
-events { worker_connections 64; }
-http {
-	access_log $T/nginx/access.log;
-	client_body_temp_path $T/nginx; proxy_temp_path $T/nginx;
-	fastcgi_temp_path $T/nginx; uwsgi_temp_path $T/nginx; scgi_temp_path $T/nginx;
-	server {
-		listen 192.168.77.1:443 ssl;
-		ssl_certificate $K/srv.pem; ssl_certificate_key $K/srv.key;
-		root $W;
-	}
-}
-EOC
-ip netns exec "$NS" nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" 2>"$T/nginx/start.log" &
-NGINX=$!
-ip netns exec "$NS" dnsmasq --no-daemon --conf-file=/dev/null --port=0 --interface=tap0 --bind-interfaces \
-	--dhcp-range=192.168.77.50,192.168.77.99,255.255.255.0,1h --dhcp-boot=https://192.168.77.1/boot.ipxe \
-	--dhcp-leasefile="$T/leases" --log-dhcp >"$T/dnsmasq.log" 2>&1 &
-DNSMASQ=$!
-for i in $(seq 1 50); do
-	ip netns exec "$NS" curl -sf --cacert "$K/ca.pem" https://192.168.77.1/boot.ipxe >/dev/null 2>&1 && break
-	sleep 0.1
-done
+net_nginx "$W" https
+net_dnsmasq dnsmasq --dhcp-range=192.168.77.50,192.168.77.99,255.255.255.0,1h \
+	--dhcp-boot=https://192.168.77.1/boot.ipxe
+net_wait_http https://192.168.77.1/boot.ipxe
 ip netns exec "$NS" curl -sf --cacert "$K/ca.pem" https://192.168.77.1/boot.ipxe >/dev/null &&
 	ok "nginx serves HTTPS with the test CA (curl --cacert)" || not_ok "nginx serves HTTPS with the test CA (curl --cacert)"
-# QEMU in the namespace, on the tap
-printf '#!/bin/sh\nexec ip netns exec %s qemu-system-x86_64 "$@"\n' "$NS" >"$T/qemu-ns"
-chmod +x "$T/qemu-ns"
-QEMU=$T/qemu-ns
-NIC=(-netdev tap,id=n0,ifname=tap0,script=no,downscript=no -device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01)
+# QEMU in the namespace, on the tap (net-lib.sh: $QEMU, $NIC)
 "$OUT/lboot" mkinitramfs -o "$T/fw-ca.cpio.xz" --init "$OUT/lboot-target" --ca "$K/ca.pem" 2>/dev/null ||
 	{ not_ok "mkinitramfs --ca"; exit 1; }
 rom_build "$T/ca.rom" --kernel "$OUT/bzImage" --initrd "$T/fw-ca.cpio.xz" --cmdline "console=ttyS0,115200 panic=-1 quiet"

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
 #include <limits.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,6 +88,37 @@ static void link_dev(const char *name, const char *target)
 		printf("# symlink %s failed\n", p);
 }
 
+
+/* an HTTP server on 127.0.0.1 that promises 4 MiB and closes after 2 MiB;
+ * its port in *port, its pid returned */
+static pid_t short_http(unsigned *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	pid_t pid;
+
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || listen(s, 1) ||
+	    getsockname(s, (struct sockaddr *)&a, &al))
+		return -1;
+	*port = ntohs(a.sin_port);
+	if ((pid = fork()) == 0) {
+		static char buf[65536];
+		const char *h = "HTTP/1.1 200 OK\r\nContent-Length: 4194304\r\n\r\n";
+		int c = accept(s, NULL, NULL);
+
+		if (c < 0)
+			_exit(1);
+		(void)!read(c, buf, sizeof(buf));
+		(void)!write(c, h, strlen(h));
+		for (int i = 0; i < 32; i++)
+			if (write(c, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+				_exit(1);
+		_exit(0);
+	}
+	close(s);
+	return pid;
+}
 
 int main(void)
 {
@@ -218,6 +252,20 @@ int main(void)
 		CHECK_INT(o.timeout, -1);
 		CHECK_INT(lb_boot_parse_cmdline("", &o), 0);
 		CHECK_INT(lb_boot_parse_cmdline(NULL, &o), 0);
+		/* lboot.boot=net: network boot always, before the disks */
+		lb_boot_opts_init(&o);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.boot=net lboot.boot=disk lboot.boot=", &o), 1);
+		CHECK_STR(o.net, "on");
+		CHECK_STR(o.order, "net");
+		lb_boot_opts_init(&o);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.order=usb,nvme lboot.boot=net", &o), 2);
+		CHECK_STR(o.order, "net,usb,nvme");
+		CHECK_INT(lb_boot_parse_cmdline("lboot.boot=net", &o), 1);
+		CHECK_STR(o.order, "net,usb,nvme");
+		CHECK_INT(lb_boot_parse_cmdline("lboot.vlan=0 lboot.vlan=4095 lboot.vlan=x lboot.vlan=", &o), 0);
+		CHECK_INT(o.vlan, 0);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.vlan=100", &o), 1);
+		CHECK_INT(o.vlan, 100);
 	}
 
 	TEST("lboot.default by id, title, index") {
@@ -304,6 +352,41 @@ int main(void)
 		CHECK_STR(why, "/boot/nope: no such file (ENOENT)");
 		CHECK_INT(st.file.fd, -1);
 		CHECK_INT(st.initrd.fd, -1);
+	}
+
+	TEST("a download cut short: the error names its URL once, after the progress line") {
+		struct lb_entry e = { 0 };
+		struct lb_stage st;
+		char why[512], url[64], cap[300], got[4096] = "";
+		unsigned port = 0;
+		pid_t pid = short_http(&port);
+		int keep, fd, n;
+
+		CHECK(pid > 0);
+		if (pid <= 0)
+			continue;
+		snprintf(url, sizeof(url), "http://127.0.0.1:%u/vmlinuz", port);
+		snprintf(cap, sizeof(cap), "%s/progress.txt", tmpd);
+		e.title = "net";
+		e.kernel = url;
+		/* the progress line goes to stdout: caught in a file */
+		fflush(stdout);
+		keep = dup(1);
+		fd = open(cap, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 1);
+		CHECK(lb_kexec_stage(&set, &e, NULL, 0, &st, why, sizeof(why)) < 0);
+		fflush(stdout);
+		dup2(keep, 1);
+		close(keep);
+		n = (int)pread(fd, got, sizeof(got) - 1, 0);
+		close(fd);
+		waitpid(pid, NULL, 0);
+		got[n > 0 ? n : 0] = 0;
+		CHECK(n > 0 && strstr(got, "lboot: fetched ") && strstr(got, " of 4096 KiB"));
+		CHECK(n > 0 && got[n - 1] == '\n');
+		CHECK(!strncmp(why, url, strlen(url)));
+		CHECK(!strstr(why + 1, url));
+		printf("# %s\n", why);
 	}
 
 	TEST("kexec dry run and failures name file and cause") {

@@ -145,6 +145,31 @@ static void test_requests(void)
 		CHECK_INT(rd32(b + 16 + 8), LB_IFF_UP);  /* ifi_flags */
 		CHECK_INT(rd32(b + 16 + 12), LB_IFF_UP); /* ifi_change */
 	}
+	TEST("nlmsg/req-newvlan") {
+		const uint8_t *li, *d;
+		size_t lil, dl;
+
+		CHECK_INT(lb_nl_req_newvlan(b, sizeof(b), 7, 3, "eth0.100", 100, &n), 0);
+		CHECK_INT(rd32(b), n);
+		CHECK_INT(rd16(b + 4), LB_RTM_NEWLINK);
+		CHECK_INT(rd16(b + 6), LB_NLM_F_REQUEST | LB_NLM_F_ACK | LB_NLM_F_CREATE | LB_NLM_F_EXCL);
+		CHECK_INT(rd32(b + 16 + 4), 0);          /* a new link: no index */
+		CHECK((a = attr(b + 32, n - 32, 5, &al)) && al == 4 && rd32(a) == 3);   /* IFLA_LINK */
+		CHECK((a = attr(b + 32, n - 32, 3, &al)) && al == 9 && !memcmp(a, "eth0.100", 9));
+		CHECK((li = attr(b + 32, n - 32, 18, &lil)) != NULL);                   /* IFLA_LINKINFO */
+		if (li) {
+			CHECK((a = attr(li, lil, 1, &al)) && al == 5 && !memcmp(a, "vlan", 5));
+			CHECK((d = attr(li, lil, 2, &dl)) != NULL);                     /* IFLA_INFO_DATA */
+			if (d)
+				CHECK((a = attr(d, dl, 1, &al)) && al == 2 && rd16(a) == 100);
+		}
+		CHECK_INT(lb_nl_req_newvlan(b, sizeof(b), 7, 3, "eth0.0", 0, &n), -EINVAL);
+		CHECK_INT(lb_nl_req_newvlan(b, sizeof(b), 7, 3, "eth0.4095", 4095, &n), -EINVAL);
+		CHECK_INT(lb_nl_req_newvlan(b, sizeof(b), 7, 0, "x.5", 5, &n), -EINVAL);
+		CHECK_INT(lb_nl_req_newvlan(b, sizeof(b), 7, 3, "a-name-too-long.5", 5, &n), -EINVAL);
+		CHECK_INT(lb_nl_req_newvlan(b, sizeof(b), 7, 3, "", 5, &n), -EINVAL);
+		CHECK_INT(lb_nl_req_newvlan(b, 40, 7, 3, "eth0.5", 5, &n), -ENOSPC);
+	}
 	TEST("nlmsg/req-setlink-mtu") {
 		CHECK_INT(lb_nl_req_setlink(b, sizeof(b), 1, 3, -1, 1400, &n), 0);
 		CHECK_INT(n, 40);
