@@ -63,8 +63,9 @@ sleep 0.5
 send '%s' "${n:-1}"
 sleep 0.5
 send 'e'
-expect 'current: vga=788 --- quiet' 20 && ok "tftp: d-i's append line (initrd= taken out)" ||
-	not_ok "tftp: d-i's append line (initrd= taken out)"
+expect 'current: BOOT_IMAGE=debian-installer/amd64/linux vga=788 initrd=debian-installer/amd64/initrd\.gz --- quiet' 20 &&
+	ok "tftp: d-i's append line as pxelinux's loader builds it" ||
+	not_ok "tftp: d-i's append line as pxelinux's loader builds it"
 expect 'new \(empty keeps it' 5 || true
 type_line "$LINE"
 send '\r'

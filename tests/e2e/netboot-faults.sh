@@ -69,7 +69,7 @@ expect 'lboot: fetched [1-9][0-9]{3,} of 39062 KiB' 240 && ok "tftp-gone: the in
 kill "$TFTP_PID"; wait "$TFTP_PID" 2>/dev/null
 log "TFTP server killed at $(elapsed) s"
 # on its own line (not after the open progress line), the URL named once
-expect "^lboot: boot failed: big \\(\\?\\): tftp://$NET_IP/big.img: [^/]+\$" 120 && ok "tftp-gone: one clear line naming the file" ||
+expect "^lboot: boot failed: big \\(network\\): tftp://$NET_IP/big.img: [^/]+\$" 120 && ok "tftp-gone: one clear line naming the file" ||
 	not_ok "tftp-gone: one clear line naming the file"
 grep -a "tftp://$NET_IP/big.img: " "$T/serial.log" | tail -1 | tr -d '\r' | sed 's/^/# /'
 after_fault tftp-gone
@@ -98,7 +98,7 @@ net_dnsmasq dhcp --dhcp-range=192.168.77.50,192.168.77.99,255.255.255.0,1h \
 	--dhcp-boot=http://$NET_IP/missing.ipxe
 qemu_start "${NIC[@]}"
 expect "lboot: net: iPXE script http://$NET_IP/missing.ipxe" 180 && ok "404: script fetched" || not_ok "404: script fetched"
-expect "^lboot: boot failed: no-such-vmlinuz \\(\\?\\): http://$NET_IP/boot/no-such-vmlinuz: HTTP 404 Not Found\$" 120 && ok "404: one clear line with the status" ||
+expect "^lboot: boot failed: no-such-vmlinuz \\(network\\): http://$NET_IP/boot/no-such-vmlinuz: HTTP 404 Not Found\$" 120 && ok "404: one clear line with the status" ||
 	not_ok "404: one clear line with the status"
 grep -a "no-such-vmlinuz.*404" "$T/serial.log" | tail -1 | tr -d '\r' | sed 's/^/# /'
 after_fault 404
