@@ -230,6 +230,20 @@ static void lex_escape(struct lexer *L, struct sb *b)
 	L->i += 2;
 }
 
+/* A character that neither ends a word nor starts a quote, escape or
+ * variable reference. */
+static int lex_plain(char c)
+{
+	switch (c) {
+	case 0: case '\n': case ';': case '{': case '}':
+	case ' ': case '\t': case '\r': case '\f': case '\v':
+	case '|': case '&': case '<': case '>':
+	case '\\': case '\'': case '"': case '$':
+		return 0;
+	}
+	return 1;
+}
+
 static enum tok lex_scan(struct lexer *L, char **word, int *line)
 {
 	const char *s = L->s;
@@ -338,8 +352,15 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 				goto err;
 			continue;
 		}
-		sb_putc(&b, c);
-		L->i++;
+		/* a run of ordinary characters at once */
+		{
+			size_t j = L->i + 1;
+
+			while (j < L->n && lex_plain(s[j]))
+				j++;
+			sb_putn(&b, s + L->i, j - L->i);
+			L->i = j;
+		}
 	}
 	if (!(*word = sb_take(&b))) {
 		L->err = "word too long";
