@@ -55,4 +55,13 @@ int lb_grub_parse_buf(const struct lb_fsset *all, const struct lb_fs *fs,
 		      const char *name, const char *buf, size_t len,
 		      struct lb_entries *out);
 
+/* For fuzzing only: lower the interpreter's command budget per phase
+ * (config, menu) from its default of 20000 to `steps` (at least what
+ * reaching every other cap takes: a 1000-iteration loop of two commands,
+ * 1024 menu entries); 0 restores the default, and it is never raised.
+ * Process-wide; the boot flow never calls it. A script that loops costs
+ * up to the budget, and under ASan and coverage a command costs
+ * microseconds, so the default made such inputs dominate a fuzzing run. */
+void lb_grub_fuzz_steps(long steps);
+
 #endif

@@ -1042,13 +1042,7 @@ static int c_shift(struct interp *ip, struct node *nd, char **a, size_t n)
 
 	if (!ip->pos || k < 0 || (size_t)k > ip->pos->n)
 		return 1;
-	if (k > 0) {
-		for (long i = 0; i < k; i++)
-			free(ip->pos->v[i]);
-		memmove(ip->pos->v, ip->pos->v + k,
-			(ip->pos->n - (size_t)k + 1) * sizeof(char *));
-		ip->pos->n -= (size_t)k;
-	}
+	sv_shift(ip->pos, (size_t)k);
 	return 0;
 }
 

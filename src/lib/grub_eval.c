@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,10 @@ void g_env_free(struct env *e)
 
 struct var *g_env_find(struct env *e, const char *name)
 {
+	/* the first byte first: a call to strcmp for every variable was a
+	 * tenth of a fuzzing run (the sanitizers intercept it) */
 	for (size_t i = 0; i < e->n; i++)
-		if (!strcmp(e->v[i].name, name))
+		if (e->v[i].name[0] == name[0] && !strcmp(e->v[i].name, name))
 			return &e->v[i];
 	return NULL;
 }
@@ -206,35 +209,87 @@ static size_t var_ref(const char *w, char *nb, size_t nbsz)
 	return i;
 }
 
-/* Value of a variable (special names included) appended to b. */
-static void var_value(struct interp *ip, const char *name, struct sb *b)
+/* The value of a variable (special names included), in pieces handed to
+ * emit (the positional parameters of $@ and $* one by one, with the
+ * blanks between them). */
+typedef void emit_fn(void *ctx, const char *s, size_t n);
+
+static void var_pieces(struct interp *ip, const char *name, emit_fn *emit, void *ctx)
 {
 	char num[24];
 
 	if (!strcmp(name, "?")) {
 		snprintf(num, sizeof(num), "%d", ip->status);
-		sb_puts(b, num);
+		emit(ctx, num, strlen(num));
 	} else if (!strcmp(name, "#")) {
 		snprintf(num, sizeof(num), "%zu", ip->pos ? ip->pos->n : 0);
-		sb_puts(b, num);
+		emit(ctx, num, strlen(num));
 	} else if (!strcmp(name, "@") || !strcmp(name, "*")) {
 		for (size_t i = 0; ip->pos && i < ip->pos->n; i++) {
 			if (i)
-				sb_putc(b, ' ');
-			sb_puts(b, ip->pos->v[i]);
+				emit(ctx, " ", 1);
+			emit(ctx, ip->pos->v[i], strlen(ip->pos->v[i]));
 		}
 	} else if (isdigit((unsigned char)name[0])) {
 		char *end;
 		unsigned long k = strtoul(name, &end, 10);
 
 		if (!*end && k >= 1 && ip->pos && k <= ip->pos->n)
-			sb_puts(b, ip->pos->v[k - 1]);
+			emit(ctx, ip->pos->v[k - 1], strlen(ip->pos->v[k - 1]));
 	} else {
 		const char *v = g_getvar(ip, name);
 
 		if (v)
-			sb_puts(b, v);
+			emit(ctx, v, strlen(v));
 	}
+}
+
+static void emit_sb(void *ctx, const char *s, size_t n)
+{
+	sb_putn(ctx, s, n);
+}
+
+static void emit_len(void *ctx, const char *s, size_t n)
+{
+	size_t *len = ctx;
+
+	*len = n > SIZE_MAX - *len ? SIZE_MAX : *len + n;
+}
+
+/* An unquoted expansion: fields split on blanks and newlines. */
+struct split {
+	struct sb *cur;
+	struct sv *out;
+	int have;
+};
+
+static void emit_split(void *ctx, const char *s, size_t n)
+{
+	struct split *x = ctx;
+
+	for (size_t k = 0; k < n;) {
+		size_t run = 0;
+
+		if (g_is_blank(s[k]) || s[k] == '\n') {
+			if (x->have || x->cur->n) {
+				sv_push(x->out, sb_take(x->cur));
+				x->have = 0;
+			}
+			k++;
+			continue;
+		}
+		while (k + run < n && !g_is_blank(s[k + run]) && s[k + run] != '\n')
+			run++;
+		sb_putn(x->cur, s + k, run);
+		x->have = 1;
+		k += run;
+	}
+}
+
+/* Value of a variable (special names included) appended to b. */
+static void var_value(struct interp *ip, const char *name, struct sb *b)
+{
+	var_pieces(ip, name, emit_sb, b);
 }
 
 /* "\\xHH" with two hex digits at s */
@@ -248,7 +303,7 @@ int g_is_hex_esc(const char *s)
  * blanks, as GRUB does). */
 static void expand_word(struct interp *ip, const char *w, struct sv *out)
 {
-	struct sb cur = { 0 };
+	struct sb cur = { .ar = out->ar };
 	int have = 0;
 	size_t i = 0, n = strlen(w);
 	char name[128];
@@ -310,42 +365,54 @@ static void expand_word(struct interp *ip, const char *w, struct sv *out)
 		}
 		if (c == '$') {
 			size_t used = var_ref(w + i, name, sizeof(name));
+			size_t len = 0;
 
 			if (used) {
-				struct sb v = { 0 };
+				var_pieces(ip, name, emit_len, &len);
+				if (len <= G_MAX_WORD) {
+					/* fields straight from the value's pieces */
+					struct split x = { &cur, out, have };
 
-				var_value(ip, name, &v);
-				if (v.err && !cur.err)
-					cur.err = v.err;
-				for (size_t k = 0; k < v.n; k++) {
-					if (g_is_blank(v.s[k]) || v.s[k] == '\n') {
-						if (have || cur.n) {
-							sv_push(out, sb_take(&cur));
-							have = 0;
-						}
-					} else {
-						sb_putc(&cur, v.s[k]);
-						have = 1;
-					}
+					var_pieces(ip, name, emit_split, &x);
+					have = x.have;
+				} else {
+					/* the whole value first, as it always was: too
+					 * long for a word, so the field fails */
+					struct sb v = { 0 };
+					struct split x = { &cur, out, have };
+
+					var_value(ip, name, &v);
+					if (v.err && !cur.err)
+						cur.err = v.err;
+					emit_split(&x, v.s, v.n);
+					have = x.have;
+					free(v.s);
 				}
-				free(v.s);
 				i += used;
 				continue;
 			}
 		}
-		sb_putc(&cur, c);
-		have = 1;
-		i++;
+		/* a run of characters without quotes or expansions at once */
+		{
+			size_t j = i + 1;
+
+			while (j < n && w[j] != '\\' && w[j] != '\'' && w[j] != '"' && w[j] != '$')
+				j++;
+			sb_putn(&cur, w + i, j - i);
+			have = 1;
+			i = j;
+		}
 	}
 	if (cur.err) {
 		if (!out->err)
 			out->err = cur.err;
-		free(cur.s);
+		if (!cur.ar)
+			free(cur.s);
 		return;
 	}
 	if (have)
 		sv_push(out, sb_take(&cur));
-	else
+	else if (!cur.ar)
 		free(cur.s);
 }
 
@@ -531,6 +598,15 @@ int g_path_stat(struct interp *ip, const char *s, struct stat *st)
 /* ------------------------------------------------------------------ */
 /* evaluation                                                          */
 
+/* The command budget of a phase: G_MAX_STEPS unless a fuzzer lowered it
+ * (lb_grub_fuzz_steps); never raised. */
+static long max_steps = G_MAX_STEPS;
+
+void lb_grub_fuzz_steps(long steps)
+{
+	max_steps = steps > 0 && steps < G_MAX_STEPS ? steps : G_MAX_STEPS;
+}
+
 int g_budget(struct interp *ip)
 {
 	if (ip->fatal)
@@ -539,11 +615,11 @@ int g_budget(struct interp *ip)
 		ip->fatal = 1;
 		return 0;
 	}
-	if (++ip->steps > G_MAX_STEPS) {
+	if (++ip->steps > max_steps) {
 		if (!ip->warned_budget) {
 			ip->warned_budget = 1;
-			g_msg(ip, ip->file, ip->line, "evaluation stopped after %d commands",
-			    G_MAX_STEPS);
+			g_msg(ip, ip->file, ip->line, "evaluation stopped after %ld commands",
+			    max_steps);
 		}
 		ip->fatal = 1;
 		return 0;
@@ -589,7 +665,8 @@ int g_is_int(const char *s, long long *v)
  * on). */
 static int exec_simple(struct interp *ip, struct node *nd)
 {
-	struct sv w = { 0 };
+	struct lb_arena_mark m = lb_arena_mark(&ip->ar);
+	struct sv w = { .ar = &ip->ar };
 	const struct g_cmd *cmd;
 	struct func *fn;
 	char *eq;
@@ -598,30 +675,28 @@ static int exec_simple(struct interp *ip, struct node *nd)
 	if (g_expand_words(ip, nd->w.v, nd->w.n, &w)) {
 		if (w.err != -ENOMEM)
 			g_msg(ip, nd->file, nd->line, "command too long");
-		sv_free(&w);
-		return 1;
-	}
-	if (!w.n) {
-		sv_free(&w);
-		return 0;
-	}
-	if ((cmd = g_cmd_find(w.v[0])))
+		r = 1;
+	} else if (!w.n) {
+		r = 0;
+	} else if ((cmd = g_cmd_find(w.v[0]))) {
 		r = cmd->fn(ip, nd, w.v, w.n);
-	else if ((fn = g_find_func(ip, w.v[0])))
+	} else if ((fn = g_find_func(ip, w.v[0]))) {
 		r = g_call_func(ip, fn, w.v, w.n);
-	else if (w.n == 1 && (eq = strchr(w.v[0], '=')) && eq != w.v[0]) {
+	} else if (w.n == 1 && (eq = strchr(w.v[0], '=')) && eq != w.v[0]) {
 		*eq = 0;
 		r = g_valid_name(w.v[0]) && !g_setvar(ip, w.v[0], eq + 1) ? 0 : 1;
 	} else {
 		r = 1;
 	}
 	sv_free(&w);
+	lb_arena_release(&ip->ar, m);
 	return r;
 }
 
 int g_call_func(struct interp *ip, struct func *f, char **a, size_t n)
 {
-	struct sv pos = { 0 }, *save = ip->pos;
+	struct lb_arena_mark m = lb_arena_mark(&ip->ar);
+	struct sv pos = { .ar = &ip->ar }, *save = ip->pos;
 	int r, save_loop = ip->loop_depth;
 
 	if (ip->depth >= G_MAX_NEST) {
@@ -629,9 +704,10 @@ int g_call_func(struct interp *ip, struct func *f, char **a, size_t n)
 		return 1;
 	}
 	for (size_t i = 1; i < n; i++)
-		sv_push(&pos, strdup(a[i]));
+		sv_pushdup(&pos, a[i]);
 	if (pos.err) {
 		sv_free(&pos);
+		lb_arena_release(&ip->ar, m);
 		return 1;
 	}
 	ip->pos = &pos;
@@ -646,7 +722,8 @@ int g_call_func(struct interp *ip, struct func *f, char **a, size_t n)
 	}
 	ip->flow = F_NONE;
 	ip->pos = save;
-	sv_free(&pos);
+	sv_free(&pos); /* setparams may have made it malloc'd strings */
+	lb_arena_release(&ip->ar, m);
 	return r;
 }
 
@@ -719,10 +796,12 @@ int g_exec_node(struct interp *ip, struct node *nd)
 		break;
 	}
 	case N_FOR: {
-		struct sv vals = { 0 };
+		struct lb_arena_mark m = lb_arena_mark(&ip->ar);
+		struct sv vals = { .ar = &ip->ar };
 
 		if (g_expand_words(ip, nd->w.v + 1, nd->w.n - 1, &vals)) {
 			sv_free(&vals);
+			lb_arena_release(&ip->ar, m);
 			r = 1;
 			break;
 		}
@@ -735,6 +814,7 @@ int g_exec_node(struct interp *ip, struct node *nd)
 		}
 		ip->loop_depth--;
 		sv_free(&vals);
+		lb_arena_release(&ip->ar, m);
 		break;
 	}
 	case N_WHILE:
@@ -763,15 +843,15 @@ int g_exec_node(struct interp *ip, struct node *nd)
 		r = define_func(ip, nd);
 		break;
 	case N_MENU: {
-		struct sv w = { 0 };
+		struct lb_arena_mark m = lb_arena_mark(&ip->ar);
+		struct sv w = { .ar = &ip->ar };
 
-		if (g_expand_words(ip, nd->w.v, nd->w.n, &w)) {
-			sv_free(&w);
+		if (!g_expand_words(ip, nd->w.v, nd->w.n, &w))
+			r = g_cmd_menu(ip, nd, w.v, w.n);
+		else
 			r = 1;
-			break;
-		}
-		r = g_cmd_menu(ip, nd, w.v, w.n);
 		sv_free(&w);
+		lb_arena_release(&ip->ar, m);
 		break;
 	}
 	}

@@ -56,6 +56,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "arena.h"
 #include "entry.h"
 #include "fs.h"
 #include "grub.h"
@@ -81,10 +82,14 @@
 #define G_MAX_MSGS      256
 #define G_MAX_WORK      (8u << 20)   /* bytes expanded and copied per phase */
 
+/* Growable string and string vector. With `ar` set they live in that
+ * arena (the interpreter's scratch for expansions, see struct interp):
+ * strings pushed must be from it too, and nothing is freed one by one. */
 struct sb {
 	char *s;
 	size_t n, cap;
 	int err;
+	struct lb_arena *ar;
 };
 
 struct sv {
@@ -92,6 +97,7 @@ struct sv {
 	size_t n, cap;
 	size_t bytes; /* sum of the string lengths */
 	int err;
+	struct lb_arena *ar;
 };
 
 /* syntax tree */
@@ -233,6 +239,12 @@ struct interp {
 	int ran_blscfg;
 	size_t nmsgs;
 	struct lb_grub_info *info; /* gets save_env writes; may be NULL */
+	/* Scratch for what lives as long as one command or call: expanded
+	 * words and argument vectors, positional parameters. Taken and given
+	 * back in stack order (lb_arena_mark/release around each command,
+	 * loop and function call), so it holds no more than the expansions
+	 * that are live at once, which G_MAX_WORK bounds per phase. */
+	struct lb_arena ar;
 };
 
 struct gpath {
@@ -248,6 +260,10 @@ void sb_putc(struct sb *b, char c);
 void sb_puts(struct sb *b, const char *s);
 char *sb_take(struct sb *b);
 void sv_push(struct sv *a, char *s);
+/* Push a copy of s (in a->ar when set). */
+void sv_pushdup(struct sv *a, const char *s);
+/* Drop the first k strings. */
+void sv_shift(struct sv *a, size_t k);
 void sv_free(struct sv *a);
 int g_is_blank(char c);
 enum tok g_peek(struct lexer *L);

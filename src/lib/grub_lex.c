@@ -28,11 +28,18 @@ void sb_putn(struct sb *b, const char *s, size_t n)
 	}
 	if (b->n + n + 1 > b->cap) {
 		size_t nc = b->cap ? b->cap : 64;
-		char *ns;
+		void *ns;
 
 		while (nc < b->n + n + 1)
 			nc *= 2;
-		if (!(ns = realloc(b->s, nc))) {
+		if (b->ar) {
+			int r = lb_arena_grow(b->ar, b->s, b->cap, nc, &ns);
+
+			if (r) {
+				b->err = r;
+				return;
+			}
+		} else if (!(ns = realloc(b->s, nc))) {
 			b->err = -ENOMEM;
 			return;
 		}
@@ -54,41 +61,61 @@ void sb_puts(struct sb *b, const char *s)
 	sb_putn(b, s, strlen(s));
 }
 
-/* Take the string out of b (never NULL unless error). */
+/* Take the string out of b (never NULL unless error); b is empty again,
+ * on the same arena. */
 char *sb_take(struct sb *b)
 {
-	char *s;
+	struct lb_arena *ar = b->ar;
+	char *s = b->s;
+	void *e;
 
 	if (b->err) {
-		free(b->s);
-		memset(b, 0, sizeof(*b));
-		return NULL;
+		if (!ar)
+			free(s);
+		s = NULL;
+	} else if (!s) {
+		if (!ar)
+			s = strdup("");
+		else if (!lb_arena_alloc(ar, 1, &e))
+			*(s = e) = 0;
 	}
-	s = b->s ? b->s : strdup("");
 	memset(b, 0, sizeof(*b));
+	b->ar = ar;
 	return s;
 }
 
-/* Push an owned string (freed on failure). */
+/* Push an owned string (freed on failure unless in the arena). */
 void sv_push(struct sv *a, char *s)
 {
+	size_t l;
+
 	if (!s) {
 		if (!a->err)
 			a->err = -ENOMEM;
 		return;
 	}
-	if (a->err || a->n >= G_MAX_ARGS || strlen(s) > G_MAX_CMD_BYTES - a->bytes) {
+	l = strlen(s);
+	if (a->err || a->n >= G_MAX_ARGS || l > G_MAX_CMD_BYTES - a->bytes) {
 		if (!a->err)
 			a->err = -E2BIG;
-		free(s);
+		if (!a->ar)
+			free(s);
 		return;
 	}
-	a->bytes += strlen(s) + 1;
+	a->bytes += l + 1;
 	if (a->n + 1 >= a->cap) {
 		size_t nc = a->cap ? a->cap * 2 : 8;
-		char **nv = realloc(a->v, nc * sizeof(*nv));
+		void *nv;
 
-		if (!nv) {
+		if (a->ar) {
+			int r = lb_arena_grow(a->ar, a->v, a->cap * sizeof(char *),
+					      nc * sizeof(char *), &nv);
+
+			if (r) {
+				a->err = r;
+				return;
+			}
+		} else if (!(nv = realloc(a->v, nc * sizeof(char *)))) {
 			a->err = -ENOMEM;
 			free(s);
 			return;
@@ -100,11 +127,46 @@ void sv_push(struct sv *a, char *s)
 	a->v[a->n] = NULL;
 }
 
+void sv_pushdup(struct sv *a, const char *s)
+{
+	size_t l;
+	void *c;
+	int r;
+
+	if (!a->ar) {
+		sv_push(a, strdup(s));
+		return;
+	}
+	if (a->err)
+		return;
+	l = strlen(s);
+	if ((r = lb_arena_alloc(a->ar, l + 1, &c))) {
+		a->err = r;
+		return;
+	}
+	memcpy(c, s, l + 1);
+	sv_push(a, c);
+}
+
+void sv_shift(struct sv *a, size_t k)
+{
+	if (k > a->n)
+		k = a->n;
+	if (!k)
+		return;
+	for (size_t i = 0; i < k && !a->ar; i++)
+		free(a->v[i]);
+	memmove(a->v, a->v + k, (a->n - k + 1) * sizeof(char *));
+	a->n -= k;
+}
+
 void sv_free(struct sv *a)
 {
-	for (size_t i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
+	if (!a->ar) {
+		for (size_t i = 0; i < a->n; i++)
+			free(a->v[i]);
+		free(a->v);
+	}
 	memset(a, 0, sizeof(*a));
 }
 
@@ -166,6 +228,20 @@ static void lex_escape(struct lexer *L, struct sb *b)
 	else
 		sb_putn(b, L->s + L->i, 2);
 	L->i += 2;
+}
+
+/* A character that neither ends a word nor starts a quote, escape or
+ * variable reference. */
+static int lex_plain(char c)
+{
+	switch (c) {
+	case 0: case '\n': case ';': case '{': case '}':
+	case ' ': case '\t': case '\r': case '\f': case '\v':
+	case '|': case '&': case '<': case '>':
+	case '\\': case '\'': case '"': case '$':
+		return 0;
+	}
+	return 1;
 }
 
 static enum tok lex_scan(struct lexer *L, char **word, int *line)
@@ -276,8 +352,15 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 				goto err;
 			continue;
 		}
-		sb_putc(&b, c);
-		L->i++;
+		/* a run of ordinary characters at once */
+		{
+			size_t j = L->i + 1;
+
+			while (j < L->n && lex_plain(s[j]))
+				j++;
+			sb_putn(&b, s + L->i, j - L->i);
+			L->i = j;
+		}
 	}
 	if (!(*word = sb_take(&b))) {
 		L->err = "word too long";

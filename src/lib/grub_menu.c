@@ -261,6 +261,7 @@ static void menu_free(struct menu *m)
 
 static void interp_free(struct interp *ip)
 {
+	lb_arena_free(&ip->ar);
 	g_env_free(ip->env);
 	for (size_t i = 0; i < ip->nfuncs; i++)
 		free(ip->funcs[i].name);

@@ -1,0 +1,190 @@
+/* A LIFO arena: see arena.h. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LB_ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LB_ARENA_ASAN 1
+#endif
+#endif
+
+#ifdef LB_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define REDZONE 16
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define REDZONE 0
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+#define CHUNK_DEFAULT (32u << 10)
+
+struct lb_arena_chunk {
+	struct lb_arena_chunk *prev;
+	size_t cap, used;
+	size_t pad; /* data 16-byte aligned, as malloc's */
+	unsigned char data[];
+};
+
+_Static_assert(offsetof(struct lb_arena_chunk, data) % 16 == 0, "chunk data alignment");
+
+/* The bytes an allocation of n takes in a chunk: 8-aligned, plus the
+ * redzone; (size_t)-1 on overflow. */
+static size_t extent(size_t n)
+{
+	if (n > SIZE_MAX - 8 - REDZONE)
+		return (size_t)-1;
+	return ((n ? n : 1) + 7) / 8 * 8 + REDZONE;
+}
+
+void lb_arena_init(struct lb_arena *a, size_t max)
+{
+	memset(a, 0, sizeof(*a));
+	a->max = max;
+}
+
+static void chunk_free(struct lb_arena *a, struct lb_arena_chunk *c)
+{
+	a->total -= c->cap + sizeof(*c);
+	UNPOISON(c->data, c->cap);
+	free(c);
+}
+
+/* Room for `bytes` more chunk bytes under the cap. */
+static int fits(const struct lb_arena *a, size_t bytes)
+{
+	return !a->max || (a->total <= a->max && bytes <= a->max - a->total);
+}
+
+/* A chunk with room for `need` bytes on top of the stack. */
+static int new_chunk(struct lb_arena *a, size_t need)
+{
+	struct lb_arena_chunk *c = a->spare;
+	size_t cap = need > CHUNK_DEFAULT ? need : CHUNK_DEFAULT;
+
+	if (c && c->cap >= need) {
+		a->spare = NULL;
+	} else {
+		if (cap > SIZE_MAX - sizeof(*c))
+			return -E2BIG;
+		if (c && !fits(a, cap + sizeof(*c))) {
+			a->spare = NULL;
+			chunk_free(a, c);
+		}
+		if (!fits(a, cap + sizeof(*c)))
+			return -E2BIG;
+		if (!(c = malloc(sizeof(*c) + cap)))
+			return -ENOMEM;
+		c->cap = cap;
+		a->total += cap + sizeof(*c);
+		POISON(c->data, cap);
+	}
+	c->used = 0;
+	c->prev = a->top;
+	a->top = c;
+	return 0;
+}
+
+int lb_arena_alloc(struct lb_arena *a, size_t n, void **out)
+{
+	size_t e = extent(n);
+	void *p;
+	int r;
+
+	if (e == (size_t)-1)
+		return -E2BIG;
+	if (!a->top || a->top->cap - a->top->used < e) {
+		if ((r = new_chunk(a, e)))
+			return r;
+	}
+	p = a->top->data + a->top->used;
+	a->top->used += e;
+	UNPOISON(p, n);
+	a->last = p;
+	a->last_n = n;
+	*out = p;
+	return 0;
+}
+
+int lb_arena_grow(struct lb_arena *a, void *p, size_t old, size_t n, void **out)
+{
+	struct lb_arena_chunk *c = a->top;
+	void *q;
+	int r;
+
+	if (!p)
+		return lb_arena_alloc(a, n, out);
+	if (p == a->last && c && (unsigned char *)p >= c->data &&
+	    (unsigned char *)p < c->data + c->cap) {
+		size_t off = (size_t)((unsigned char *)p - c->data), e = extent(n);
+
+		if (e != (size_t)-1 && c->cap - off >= e) {
+			size_t oe = extent(a->last_n);
+
+			POISON(p, oe > e ? oe : e);
+			c->used = off + e;
+			UNPOISON(p, n);
+			a->last_n = n;
+			*out = p;
+			return 0;
+		}
+	}
+	if ((r = lb_arena_alloc(a, n, &q)))
+		return r;
+	memcpy(q, p, old < n ? old : n);
+	POISON(p, old); /* moved: a stale pointer to it is caught */
+	*out = q;
+	return 0;
+}
+
+struct lb_arena_mark lb_arena_mark(const struct lb_arena *a)
+{
+	struct lb_arena_mark m = { a->top, a->top ? a->top->used : 0 };
+
+	return m;
+}
+
+void lb_arena_release(struct lb_arena *a, struct lb_arena_mark m)
+{
+	while (a->top && a->top != m.c) {
+		struct lb_arena_chunk *c = a->top;
+
+		a->top = c->prev;
+		POISON(c->data, c->cap);
+		/* keep one default-sized chunk: a loop that takes and gives
+		 * back memory across a chunk boundary does not malloc each time */
+		if (!a->spare && c->cap == CHUNK_DEFAULT)
+			a->spare = c;
+		else
+			chunk_free(a, c);
+	}
+	if (a->top && m.used < a->top->used) {
+		POISON(a->top->data + m.used, a->top->used - m.used);
+		a->top->used = m.used;
+	}
+	a->last = NULL;
+	a->last_n = 0;
+}
+
+void lb_arena_free(struct lb_arena *a)
+{
+	size_t max = a->max;
+
+	while (a->top) {
+		struct lb_arena_chunk *c = a->top;
+
+		a->top = c->prev;
+		chunk_free(a, c);
+	}
+	if (a->spare)
+		chunk_free(a, a->spare);
+	lb_arena_init(a, max);
+}
