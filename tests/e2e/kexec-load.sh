@@ -27,12 +27,7 @@ R=$T/root
 mkdir -p "$R/loader/entries"
 cp "$TARGET_KERNEL" "$R/vmlinuz-test"
 cp "$TARGET_INITRD" "$R/initrd-test.img"
-kver=$(basename "$TARGET_KERNEL"); kver=${kver#vmlinuz-}
-ko=/lib/modules/$kver/kernel/fs/efivarfs/efivarfs.ko
-[ -f "$ko" ] || { not_ok "no $ko (linux-image-amd64)"; exit 1; }
-mkdir -p "$T/mod" && cp "$ko" "$T/mod/efivarfs.ko"
-(cd "$T/mod" && echo efivarfs.ko | cpio -o -H newc -R 0:0 --quiet) >"$R/efivarfs.cpio" ||
-	{ not_ok "cpio efivarfs.ko"; exit 1; }
+efivarfs_cpio "$R/efivarfs.cpio"
 printf 'default test.conf\ntimeout 0\n' >"$R/loader/loader.conf"
 cat >"$R/loader/entries/test.conf" <<'EOT'
 title   kexec fast path

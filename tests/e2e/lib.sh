@@ -64,6 +64,19 @@ target_os() {
 	fi
 }
 
+# efivarfs_cpio OUT: a newc cpio holding Debian's efivarfs.ko for the target
+# kernel (call target_os first): the target init loads it when a second
+# initrd brings it (tests/guest/target-init.c).
+efivarfs_cpio() {
+	local kver ko
+	kver=$(basename "$TARGET_KERNEL"); kver=${kver#vmlinuz-}
+	ko=/lib/modules/$kver/kernel/fs/efivarfs/efivarfs.ko
+	[ -f "$ko" ] || { not_ok "no $ko (linux-image-amd64)"; exit 1; }
+	mkdir -p "$T/mod" && cp "$ko" "$T/mod/efivarfs.ko" &&
+		(cd "$T/mod" && echo efivarfs.ko | cpio -o -H newc -R 0:0 --quiet) >"$1" ||
+		{ not_ok "cpio efivarfs.ko"; exit 1; }
+}
+
 # mkpart_ext4 IMG SIZE_MB DIR [LABEL] [UUID]
 mkpart_ext4() {
 	local img=$1 mb=$2 dir=$3 label=${4:-} uuid=${5:-}

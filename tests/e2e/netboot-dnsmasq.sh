@@ -39,7 +39,7 @@ expect 'lboot: net eth0: DHCP lease 192\.168\.77\.[0-9]+/24 from 192\.168\.77\.1
 expect "lboot: net: pxelinux config tftp://$NET_IP/boot/configs/node.cfg \\(" 60 &&
 	ok "209/210: the config file of option 209 under the prefix of option 210" ||
 	not_ok "209/210: the config file of option 209 under the prefix of option 210"
-expect "lboot: kexec 'node' kernel=tftp://$NET_IP/boot/images/vmlinuz initrd=tftp://$NET_IP/boot/images/initrd.img cmdline=console=ttyS0 lboot-test=opt209 quiet" 240 &&
+expect "lboot: kexec 'node' kernel=tftp://$NET_IP/boot/images/vmlinuz initrd=tftp://$NET_IP/boot/images/initrd.img cmdline=BOOT_IMAGE=images/vmlinuz console=ttyS0 lboot-test=opt209 quiet initrd=images/initrd.img" 240 &&
 	ok "209/210: kernel and initrd relative to the prefix" || not_ok "209/210: kernel and initrd relative to the prefix"
 expect 'lboot-target: cmdline: .*lboot-test=opt209' 180 && ok "209/210: target OS booted" ||
 	not_ok "209/210: target OS booted"

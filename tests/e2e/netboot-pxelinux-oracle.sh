@@ -35,12 +35,7 @@ ip netns add "$NS" && ip -n "$NS" link set lo up &&
 cp /usr/lib/PXELINUX/pxelinux.0 /usr/lib/syslinux/modules/bios/ldlinux.c32 "$R/boot/"
 cp "$TARGET_KERNEL" "$R/boot/vmlinuz"
 cp "$TARGET_INITRD" "$R/boot/initrd.img"
-kver=$(basename "$TARGET_KERNEL"); kver=${kver#vmlinuz-}
-ko=/lib/modules/$kver/kernel/fs/efivarfs/efivarfs.ko
-[ -f "$ko" ] || { not_ok "no $ko (linux-image-amd64)"; exit 1; }
-mkdir -p "$T/mod" && cp "$ko" "$T/mod/efivarfs.ko"
-(cd "$T/mod" && echo efivarfs.ko | cpio -o -H newc -R 0:0 --quiet) >"$R/boot/extra.img" ||
-	{ not_ok "cpio efivarfs.ko"; exit 1; }
+efivarfs_cpio "$R/boot/extra.img"
 cat >"$R/boot/pxelinux.cfg/default" <<'EOF'
 DEFAULT wrong
 LABEL wrong

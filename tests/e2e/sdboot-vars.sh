@@ -39,12 +39,7 @@ R=$T/esp
 mkdir -p "$R/loader/entries"
 cp "$TARGET_KERNEL" "$R/vmlinuz"
 cp "$SD_INITRD" "$R/init.img"
-kver=$(basename "$TARGET_KERNEL"); kver=${kver#vmlinuz-}
-ko=/lib/modules/$kver/kernel/fs/efivarfs/efivarfs.ko
-[ -f "$ko" ] || { not_ok "no $ko (linux-image-amd64)"; exit 1; }
-mkdir -p "$T/mod" && cp "$ko" "$T/mod/efivarfs.ko"
-(cd "$T/mod" && echo efivarfs.ko | cpio -o -H newc -R 0:0 --quiet) >"$R/efivarfs.cpio" ||
-	{ not_ok "cpio efivarfs.ko"; exit 1; }
+efivarfs_cpio "$R/efivarfs.cpio"
 # systemd's own bootctl (systemd-boot package) with its libraries, as a
 # third initrd of entry w: `bootctl status` in the target is the oracle
 BOOTCTL=$(command -v bootctl || true)
