@@ -944,18 +944,28 @@ static void setup(void)
 	umask(022);
 }
 
+/* the options built into the initramfs (mkinitramfs --order/--option, in
+ * /etc/lboot/cmdline), then the kernel command line, which overrides them */
 static void read_cmdline(struct lb_boot_opts *o)
 {
+	static const char *const src[] = { "/etc/lboot/cmdline", "/proc/cmdline" };
 	char buf[4096];
-	ssize_t n = 0;
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
 
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
+		ssize_t n = 0;
+		int fd = open(src[i], O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		buf[n > 0 ? n : 0] = 0;
+		if (!i && n > 0) {
+			buf[strcspn(buf, "\n")] = 0;
+			say("lboot: built-in options: %s\n", buf);
+		}
+		lb_boot_parse_cmdline(buf, o);
 	}
-	buf[n > 0 ? n : 0] = 0;
-	lb_boot_parse_cmdline(buf, o);
 }
 
 /* lboot.fault_hang=pid1 (PID 1 stops) or pid1-exit (PID 1 exits: the

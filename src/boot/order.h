@@ -7,7 +7,8 @@
  *   2. within a class, the stable hardware path (the realpath of the
  *      disk's sysfs device: PCI topology, port, LUN), never the /dev name;
  *   3. partitions of one disk in partition order.
- * `lboot.order=TOKEN,...` (or mkinitramfs-free: the kernel command line)
+ * `lboot.order=TOKEN,...` (the kernel command line, or built in with
+ * `lboot mkinitramfs --order`)
  * puts filesystems matching earlier tokens first: classes `internal`,
  * `removable`, `nvme`, `ata` (SATA/AHCI), `scsi` (SAS/SCSI HBAs,
  * virtio-scsi), `virtio` (virtio-blk), `usb`, `cd`, `md`, `dm`, or one

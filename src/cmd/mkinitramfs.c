@@ -7,6 +7,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
 "         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
 "         [--manifest-floor-nv INDEX] [--tpm require|auto] [--ca FILE]...\n"
+"         [--order SPEC] [--option lboot.KEY=VALUE]...\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
 "/dev/null (c 1 3).\n"
@@ -42,6 +43,12 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "  --tpm require       boot nothing that could not be measured into a TPM\n"
 "  --ca FILE           HTTPS trust anchors for network boot (PEM bundle or\n"
 "                      DER; repeatable), as /etc/lboot/tls/NN-NAME\n"
+"Boot options built in (/etc/lboot/cmdline, read before the kernel command\n"
+"line, which overrides them):\n"
+"  --order SPEC        the boot order, as lboot.order=SPEC (README's options)\n"
+"  --option lboot.KEY=VALUE\n"
+"                      any lboot.* option of the kernel command line\n"
+"                      (repeatable; one word, no blanks)\n"
 "The build time (--mtime, else now) is stored as the clock's floor for\n"
 "manifest expiry.\n"
 "Members are sorted by path, owned by 0:0, inodes numbered in order: the same\n"
@@ -64,6 +71,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 #include "manifest.h"
 #include "mkinitramfs.h"
 #include "pkcs7.h"
+#include "order.h"
 #include "policy.h"
 #include "sig.h"
 #include "tls.h"
@@ -80,6 +88,8 @@ struct vopts {
 	const char *floor;
 	const char *floor_nv;    /* NV counter index */
 	const char *tpm;
+	const char *opt[MAX_POLICY_FILES]; /* built-in lboot.* options */
+	size_t n_opt;
 	int usage;               /* an option's value was wrong (exit 2) */
 	char dir[64];            /* the staging directory, "" when none */
 	char *made[3 * MAX_POLICY_FILES + 8];
@@ -226,6 +236,24 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "manifest-floor-nv 0x%08llx\n", fnv);
 	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
 		return r;
+	if (v->n_opt) {
+		char line[4096];
+		size_t o = 0;
+
+		for (size_t i = 0; i < v->n_opt; i++) {
+			int k = snprintf(line + o, sizeof(line) - o, "%s%s", i ? " " : "", v->opt[i]);
+
+			if (k < 0 || (size_t)k >= sizeof(line) - o - 1) {
+				lb_err("--option: more than %zu bytes in all", sizeof(line) - 2);
+				v->usage = 1;
+				return -E2BIG;
+			}
+			o += (size_t)k;
+		}
+		line[o++] = '\n';
+		if ((r = put(v, "etc/lboot/cmdline", line, o)))
+			return r;
+	}
 	if ((r = put_keys(v, "trust", v->trust, v->n_trust)) ||
 	    (r = put_keys(v, "revoked", v->revoke, v->n_revoke)))
 		return r;
@@ -346,6 +374,8 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "manifest-floor-nv", required_argument, NULL, 'N' },
 		{ "tpm", required_argument, NULL, 'P' },
 		{ "ca", required_argument, NULL, 'A' },
+		{ "order", required_argument, NULL, 'O' },
+		{ "option", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -442,6 +472,37 @@ int mkinitramfs_main(int argc, char **argv)
 			vo.set = 1;
 			vo.tpm = optarg;
 			break;
+		case 'O':
+		case 'Q': {
+			static char orders[MAX_POLICY_FILES][LB_ORDER_MAX + 16];
+			const char *v = optarg;
+
+			if (c == 'O') {
+				struct lb_fsset none = { 0 };
+
+				if (strlen(optarg) >= LB_ORDER_MAX ||
+				    lb_order_sort(&none, optarg, "/nonexistent") == -EINVAL) {
+					lb_err("--order %s: an unknown token (the README's lboot.order= lists them)",
+					       optarg);
+					goto usage;
+				}
+				if (vo.n_opt >= MAX_POLICY_FILES)
+					goto toomany;
+				snprintf(orders[vo.n_opt], sizeof(orders[0]), "lboot.order=%s", optarg);
+				v = orders[vo.n_opt];
+			} else if (strncmp(optarg, "lboot.", 6) || !strchr(optarg, '=') ||
+				   strpbrk(optarg, " \t\n\"")) {
+				lb_err("--option %s: want lboot.KEY=VALUE, one word", optarg);
+				goto usage;
+			}
+			if (add_path(vo.opt, &vo.n_opt, v)) {
+toomany:
+				lb_err("at most %d --option/--order", MAX_POLICY_FILES);
+				goto usage;
+			}
+			vo.set = 1;
+			break;
+		}
 		case 'h':
 			fputs(lb_applet_mkinitramfs.usage, stdout);
 			free(files);

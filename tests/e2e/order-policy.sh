@@ -4,7 +4,8 @@
 # (tests/unit/test_order.c shows a stick named sda still sorts last). By default internal disks
 # come first, by hardware path (NVMe at 00:04 before AHCI at 00:1f), and the
 # stick never wins; lboot.order=usb makes it win; lboot.order=ata the SATA
-# disk.
+# disk; so does an initramfs built with --order ata, unless the command
+# line says otherwise.
 . "$(dirname "$0")/lib.sh"
 e2e_init order-policy
 target_os
@@ -42,4 +43,12 @@ order=$(tr -d '\r' <"$T/serial.log" | sed -n 's/^lboot: order [0-9]*: //p' | tr 
 	not_ok "order: NVMe, SATA, then the USB stick (got '$order', want '$want')"
 run "lboot.order=usb" usb "lboot.order=usb"
 run "lboot.order=ata,nvme" sata "lboot.order=ata,nvme"
+# the order built into the initramfs (mkinitramfs --order); the kernel
+# command line still overrides it
+"$OUT/lboot" mkinitramfs -o "$T/order.cpio.xz" --init "$OUT/lboot-target" --order ata 2>/dev/null ||
+	{ not_ok "mkinitramfs --order ata"; exit 1; }
+E2E_INITRD=$T/order.cpio.xz run "" sata "mkinitramfs --order ata"
+expect '^lboot: built-in options: lboot.order=ata$' 5 && ok "the built-in options are named on the console" ||
+	not_ok "the built-in options are named on the console"
+E2E_INITRD=$T/order.cpio.xz run "lboot.order=nvme" nvme "--order ata, lboot.order=nvme on the command line"
 e2e_done

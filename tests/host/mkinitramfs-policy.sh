@@ -53,3 +53,12 @@ ck keys-default-to-enforce "grep -qx 'verify enforce' pol"
 cpio -i --quiet --to-stdout etc/lboot/policy <k.cpio >pol 2>/dev/null
 ck warn "grep -qx 'verify warn' pol"
 "$L" mkinitramfs --help | grep -q -- '--trust KEY.pub'; ck help '[ $? = 0 ]'
+# built-in boot options (issue 11: mkinitramfs --order)
+"$L" mkinitramfs -o o.cpio --compress none --order ata,nvme --option lboot.timeout=3 file 2>err
+ck order-build '[ $? = 0 ]'
+cpio -i --quiet --to-stdout etc/lboot/cmdline <o.cpio >cmd 2>/dev/null
+ck order-cmdline "[ \"\$(cat cmd)\" = 'lboot.order=ata,nvme lboot.timeout=3' ]"
+"$L" mkinitramfs -o p.cpio --order ata,floppy file 2>err; ck order-unknown-2 '[ $? = 2 ] && grep -q "unknown token" err && [ ! -e p.cpio ]'
+"$L" mkinitramfs -o p.cpio --option timeout=3 file 2>err; ck option-not-lboot-2 '[ $? = 2 ] && [ ! -e p.cpio ]'
+"$L" mkinitramfs -o p.cpio --option 'lboot.append=a b' file 2>err; ck option-blank-2 '[ $? = 2 ] && [ ! -e p.cpio ]'
+ck staging-removed-after-options '[ -z "$(ls -A "$TMPDIR")" ]'
