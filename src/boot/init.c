@@ -502,22 +502,63 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	return r ? r : -EIO;
 }
 
-/* The default first, then every other shown entry in list order. */
+/* The disk an entry came from: GRUB's disk (hd1 of hd1,gpt2), else its
+ * filesystem's device, else "network". */
+static void entry_disk(const struct lb_fsset *set, const struct lb_entry *e,
+		       char *out, size_t size)
+{
+	const struct lb_fs *fs = e->fs && set ? lb_fsset_by_ident(set, e->fs) : NULL;
+
+	if (fs && fs->grub)
+		snprintf(out, size, "%.*s", (int)strcspn(fs->grub, ","), fs->grub);
+	else
+		snprintf(out, size, "%s", lb_entry_device(set, e));
+}
+
+/* The default first, then the other shown entries of its disk, then every
+ * other shown entry, in list order (the list follows the boot order): a
+ * failed default falls back on its own disk before the next device. */
+int lb_boot_fallback_order(const struct lb_fsset *set, const struct lb_entries *l,
+			   size_t *order)
+{
+	long d = lb_entries_default(l);
+	char dd[128], di[128];
+	size_t n = 0;
+
+	if (!l->n)
+		return 0;
+	if (d < 0)
+		d = 0;
+	order[n++] = (size_t)d;
+	entry_disk(set, &l->v[d], dd, sizeof(dd));
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < l->n; i++) {
+			if ((long)i == d || l->v[i].hidden)
+				continue;
+			entry_disk(set, &l->v[i], di, sizeof(di));
+			if (!strcmp(di, dd) == !pass)
+				order[n++] = i;
+		}
+	return (int)n;
+}
+
 static int try_all(const struct lb_boot_opts *o, const struct lb_fsset *set,
 		   const struct lb_entries *l)
 {
-	long d = lb_entries_default(l);
+	size_t *order = calloc(l->n ? l->n : 1, sizeof(*order));
+	int n;
 
-	if (d < 0)
-		d = 0;
-	if (!try_entry(o, set, l, &l->v[d], NULL))
-		return 0;
-	for (size_t i = 0; i < l->n; i++) {
-		if ((long)i == d || l->v[i].hidden)
-			continue;
-		if (!try_entry(o, set, l, &l->v[i], NULL))
-			return 0;
+	if (!order) {
+		say("lboot: out of memory for the fallback order\n");
+		return -ENOMEM;
 	}
+	n = lb_boot_fallback_order(set, l, order);
+	for (int k = 0; k < n; k++)
+		if (!try_entry(o, set, l, &l->v[order[k]], NULL)) {
+			free(order);
+			return 0;
+		}
+	free(order);
 	say("lboot: every entry failed to boot\n");
 	return -ENOEXEC;
 }
@@ -768,6 +809,14 @@ static int boot_run(const struct lb_boot_opts *o)
 					  r ? dopts.wait_ms + r : 0);
 			if ((r = lb_discover(&dopts, &set, &ndev)))
 				say("lboot: device discovery: %s\n", strerror(-r));
+			/* cloned disks: entries keep the device they came from */
+			if (lb_fsset_mark_ambiguous(&set))
+				for (size_t i = 0; i < set.n; i++)
+					if (set.v[i].ambiguous)
+						say("lboot: %s: %s %s is on another device too (a clone?): its entries name %s\n",
+						    set.v[i].name, set.v[i].uuid && *set.v[i].uuid ? "UUID" : "label",
+						    set.v[i].uuid && *set.v[i].uuid ? set.v[i].uuid : set.v[i].label,
+						    set.v[i].name);
 			/* the order is policy: classes and hardware paths, lboot.order= */
 			net_first = lb_order_sort(&set, o->order, NULL);
 			if (net_first < 0) {

@@ -4,6 +4,7 @@
 #define LB_INIT_H
 
 #include "entry.h"
+#include "fs.h"
 #include "unattended.h"
 
 #ifndef LB_VERSION
@@ -84,6 +85,13 @@ struct lb_child_end {
 int lb_supervise_once(const struct lb_boot_opts *o,
 		      int (*run)(const struct lb_boot_opts *o),
 		      struct lb_child_end *end);
+
+/* The order in which entries are tried (indexes into l, at most l->n,
+ * returns how many): the default, then the other shown entries of its
+ * disk (GRUB's disk, else the device), then every other shown entry, in
+ * list order. */
+int lb_boot_fallback_order(const struct lb_fsset *set, const struct lb_entries *l,
+			   size_t *order);
 
 /* PID 1: mount /proc /sys /dev /run, take /dev/console, print the banner,
  * read /proc/cmdline and supervise lb_boot_run in a child forever. */

@@ -24,6 +24,8 @@ struct lb_open_how {
 
 const char *lb_fs_ident(const struct lb_fs *fs)
 {
+	if (fs->ambiguous && fs->name && *fs->name)
+		return fs->name;
 	if (fs->uuid && *fs->uuid)
 		return fs->uuid;
 	if (fs->label && *fs->label)
@@ -515,6 +517,27 @@ const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id)
 	    (f = by(s, offsetof(struct lb_fs, dir), id, 0)))
 		return f;
 	return NULL;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a && b && *a && !strcmp(a, b);
+}
+
+size_t lb_fsset_mark_ambiguous(struct lb_fsset *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < s->n; j++)
+			if (i != j && (same_str(s->v[i].uuid, s->v[j].uuid) ||
+				       (!(s->v[i].uuid && *s->v[i].uuid) &&
+					same_str(s->v[i].label, s->v[j].label)))) {
+				n += !s->v[i].ambiguous;
+				s->v[i].ambiguous = 1;
+				break;
+			}
+	return n;
 }
 
 void lb_fs_free(struct lb_fs *fs)

@@ -26,6 +26,8 @@ struct lb_fs {
 	char *subvol; /* btrfs mounted at its top level: the default
 		       * subvolume's path from there ("/@"), which GRUB's
 		       * btrfs_relative_path makes paths relative to (may be NULL) */
+	int ambiguous; /* another fs of the set has the same UUID or label
+			* (cloned disks): its identity is its name */
 };
 
 struct lb_fsset {
@@ -36,8 +38,13 @@ struct lb_fsset {
 /* Cap on any single file a parser reads (configs, not kernels). */
 #define LB_FS_MAX_CONFIG (4u << 20)
 
-/* The identity used in entries' `fs` field: uuid, else label, else name. */
+/* The identity used in entries' `fs` field: uuid, else label, else name;
+ * the name (the device) when the fs is ambiguous. */
 const char *lb_fs_ident(const struct lb_fs *fs);
+/* Mark the filesystems whose UUID or label another one of the set has
+ * (cloned disks), so that their entries name their own device. Returns
+ * how many were marked. */
+size_t lb_fsset_mark_ambiguous(struct lb_fsset *s);
 
 /* Open a regular file path (absolute inside the fs, or relative to its
  * root) read-only, resolved inside fs->dir. Returns an fd or negative

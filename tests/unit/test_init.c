@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "init.h"
 #include "progress.h"
 #include "t.h"
@@ -71,6 +72,40 @@ int main(void)
 	alarm(60); /* a supervisor that never returns fails the program */
 	lb_boot_opts_init(&o);
 
+	TEST("fallback: the default, its own disk, then the rest; clones keep their device") {
+		struct lb_fs fsv[4] = {
+			{ .dir = "/a1", .name = "/dev/vda1", .uuid = "U1", .grub = "hd0,gpt1" },
+			{ .dir = "/b1", .name = "/dev/vdb1", .uuid = "U2", .grub = "hd1,gpt1" },
+			{ .dir = "/b2", .name = "/dev/vdb2", .uuid = "U1", .grub = "hd1,gpt2" },
+			{ .dir = "/c1", .name = "/dev/vdc1", .label = "L", .grub = "hd2,gpt1" },
+		};
+		struct lb_fsset set = { fsv, 4 };
+		struct lb_entry ev[6] = {
+			{ .fs = "/dev/vda1" }, { .fs = "U2" }, { .fs = "/dev/vdc1" },
+			{ .fs = "/dev/vdb2", .is_default = 1 }, { .fs = "U2", .hidden = 1 }, { .fs = "U2" },
+		};
+		struct lb_entries l = { .v = ev, .n = 6 };
+		size_t order[6];
+		int n;
+
+		/* U1 on vda1 and vdb2: both marked, their ident is the device */
+		CHECK_INT((int)lb_fsset_mark_ambiguous(&set), 2);
+		CHECK_STR(lb_fs_ident(&fsv[0]), "/dev/vda1");
+		CHECK_STR(lb_fs_ident(&fsv[2]), "/dev/vdb2");
+		CHECK_STR(lb_fs_ident(&fsv[1]), "U2");
+		CHECK(lb_fsset_by_ident(&set, "/dev/vdb2") == &fsv[2]);
+		/* default on hd1 (vdb2): then vdb1's entries (same disk, the
+		 * hidden one skipped), then vda1, vdc1 */
+		n = lb_boot_fallback_order(&set, &l, order);
+		CHECK_INT(n, 5);
+		if (n == 5) {
+			CHECK_INT((int)order[0], 3);
+			CHECK_INT((int)order[1], 1);
+			CHECK_INT((int)order[2], 5);
+			CHECK_INT((int)order[3], 0);
+			CHECK_INT((int)order[4], 2);
+		}
+	}
 	TEST("lboot.phase_timeout and lboot.fault_hang") {
 		struct lb_boot_opts p;
 
