@@ -259,7 +259,44 @@ static int netboot_pxelinux(const struct lb_netboot_opts *o, const struct lb_net
 struct ipxe_ctx {
 	const struct lb_net_lease *l;
 	const struct lb_netboot_opts *o;
+	int rc;      /* verification of the scripts run (first failure) */
+	char *bad;
 };
+
+/* iPXE's image commands (kernel, initrd, chain, imgfetch) fetch when they
+ * run, so `kernel URL || goto x` and `chain A || chain B` see a missing
+ * file, as in iPXE. A script (up to SCRIPT_MAX) is fetched whole, checked
+ * like the first one and run in place; anything larger is only found to
+ * be there (a server that says its size is refused before its body) and
+ * its bytes are dropped: the stage reads them once, into sealed memory,
+ * for the boot. */
+static int ipxe_fetch(void *ctx, const char *url, unsigned long timeout_ms,
+		      char **script, size_t *len)
+{
+	struct ipxe_ctx *c = ctx;
+	char *buf = NULL, ferr[256] = "";
+	size_t n = 0;
+	int r;
+
+	(void)timeout_ms;
+	r = lb_kexec_fetch_small(url, SCRIPT_MAX, &buf, &n, ferr, sizeof(ferr));
+	if (r == -EFBIG)
+		return 0;
+	if (r) {
+		/* the command fails (|| sees it); the line says why */
+		logf_(c->o, "lboot: net: %s\n", ferr[0] ? ferr : strerror(-r));
+		return r;
+	}
+	if (!lb_ipxe_is_script(buf, n)) {
+		free(buf);
+		return 0;
+	}
+	logf_(c->o, "lboot: net: iPXE script %s (%zu bytes)\n", url, n);
+	check_cfg(c->o, url, buf, n, &c->rc, &c->bad);
+	*script = buf;
+	*len = n;
+	return 0;
+}
 
 static int ipxe_setting(void *ctx, const char *block, const char *name,
 			char *buf, size_t size)
@@ -316,15 +353,16 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 			struct lb_entries *out, char *err, size_t errsz)
 {
 	struct ipxe_ctx ic = { .l = l, .o = o };
-	struct lb_ipxe_host h = { .ctx = &ic, .setting = ipxe_setting, .output = ipxe_output };
-	char url[LB_URL_MAX], *bad = NULL;
-	int rc = 0, r = 0;
+	struct lb_ipxe_host h = { .ctx = &ic, .setting = ipxe_setting, .output = ipxe_output,
+				  .fetch = ipxe_fetch };
+	char url[LB_URL_MAX];
+	int r = 0;
 
 	snprintf(url, sizeof(url), "%s", first_url);
 	for (int depth = 0;; depth++) {
 		struct lb_ipxe_result res = { 0 };
 
-		check_cfg(o, url, buf, len, &rc, &bad);
+		check_cfg(o, url, buf, len, &ic.rc, &ic.bad);
 		r = lb_ipxe_run(&h, url, buf, len, &res);
 		free(buf);
 		buf = NULL;
@@ -356,7 +394,7 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 				lb_entries_remove(out, out->n - 1);
 			if (!r) {
 				lb_entries_set_default(out, out->n - 1);
-				mark(o, out, out->n - 1, rc, bad, url);
+				mark(o, out, out->n - 1, ic.rc, ic.bad, url);
 			}
 			lb_ipxe_result_free(&res);
 			break;
@@ -383,7 +421,7 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 				break;
 			}
 			lb_entries_set_default(out, out->n - 1);
-			mark(o, out, out->n - 1, rc, bad, url);
+			mark(o, out, out->n - 1, ic.rc, ic.bad, url);
 			r = 0;
 			break;
 		}
@@ -394,7 +432,7 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 		logf_(o, "lboot: net: iPXE script %s (%zu bytes)\n", url, len);
 	}
 	free(buf);
-	free(bad);
+	free(ic.bad);
 	return r;
 }
 

@@ -25,6 +25,10 @@ iseq ${net0/mac} 52:54:00:12:34:56 && goto mine || goto other
 kernel ${base}/vmlinuz console=ttyS0 lboot-test=ipxe-other quiet
 boot
 :mine
+chain ${base}/by-mac/${net0/mac}.ipxe || echo no script for this machine, going on
+kernel ${base}/no-such-vmlinuz console=ttyS0 lboot-test=ipxe-missing || goto real
+boot
+:real
 kernel ${base}/vmlinuz console=ttyS0 lboot-test=ipxe-http quiet
 initrd ${base}/initrd.img
 boot
@@ -63,8 +67,18 @@ expect 'lboot: ipxe: lboot e2e script on 52:54:00:12:34:56' 30 && ok "ipxe: scri
 expect "lboot: kexec 'vmlinuz' kernel=http://10.0.2.2:$PORT/boot/vmlinuz initrd=http://10.0.2.2:$PORT/boot/initrd.img cmdline=console=ttyS0 lboot-test=ipxe-http quiet" 180 &&
 	ok "ipxe: kernel and initrd fetched over HTTP and loaded" || not_ok "ipxe: kernel and initrd fetched over HTTP and loaded"
 expect 'lboot-target: cmdline: .*lboot-test=ipxe-http' 180 && ok "ipxe: target OS booted" || not_ok "ipxe: target OS booted"
-n=$(grep -c 'GET /boot/vmlinuz ' "$T/nginx/access.log")
-[ "$n" = 1 ] && ok "ipxe: the kernel was fetched exactly once" || not_ok "ipxe: the kernel was fetched exactly once ($n)"
+expect 'lboot: ipxe: no script for this machine, going on' 5 &&
+	ok "ipxe: a missing chained script fails the command, as in iPXE (|| runs)" ||
+	not_ok "ipxe: a missing chained script fails the command, as in iPXE (|| runs)"
+grep -q 'GET /boot/no-such-vmlinuz .* 404 ' "$T/nginx/access.log" && expect_not "lboot-test=ipxe-missing" &&
+	ok "ipxe: 'kernel URL || goto' sees a missing kernel when the command runs" ||
+	not_ok "ipxe: 'kernel URL || goto' sees a missing kernel when the command runs"
+# the kernel command checks the file is there; its bytes are read in full
+# once, by the stage, into sealed memory (nginx logs the bytes it sent)
+size=$(stat -c %s "$W/boot/vmlinuz")
+n=$(awk -v s="$size" '$7 == "/boot/vmlinuz" && $9 == 200 && $10 == s' "$T/nginx/access.log" | wc -l)
+[ "$n" = 1 ] && ok "ipxe: the kernel was downloaded in full exactly once" ||
+	not_ok "ipxe: the kernel was downloaded in full exactly once ($n)"
 qemu_stop
 
 # --- 2. verified: signed script and files boot; a tampered initrd is refused ----
