@@ -28,6 +28,7 @@
 #include "netboot.h"
 #include "grubenv.h"
 #include "netio.h"
+#include "ntp.h"
 #include "tls.h"
 #include "watchdog.h"
 #include "order.h"
@@ -158,6 +159,13 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 		} else if (!strncmp(tok, "lboot.net.iface=", 16)) {
 			if (strlen(tok + 16) < sizeof(o->net_iface)) {
 				memcpy(o->net_iface, tok + 16, strlen(tok + 16) + 1);
+				n++;
+			}
+		} else if (!strncmp(tok, "lboot.ntp=", 10)) {
+			struct lb_ntp_server sv;
+			if (!strcmp(tok + 10, "off") ||
+			    (strlen(tok + 10) < sizeof(o->ntp) && !lb_ntp_server_parse(tok + 10, &sv))) {
+				memcpy(o->ntp, tok + 10, strlen(tok + 10) + 1);
 				n++;
 			}
 		} else if (!strncmp(tok, "lboot.net.timeout=", 18)) {
@@ -585,15 +593,86 @@ static struct {
 	struct lb_tls_anchors *anchors;
 	struct lb_tls_config tls;
 	struct lb_fetch_opts fetch;
+	int ntp_off, ntp_done;
+	struct lb_ntp_server ntp[LB_NTP_MAX_SERVERS];
+	size_t nntp;
 } nb;
+
+#define NTP_BOUND_MS 3000
+
+/* Before the first TLS handshake of a boot: the time from the NTP servers
+ * (the lease's, or lboot.ntp=), within NTP_BOUND_MS, set as the system
+ * clock when it is later than the build-date floor. One line either way;
+ * without a server, nothing is said and the RTC (with the floor) is used. */
+static void ntp_once(void)
+{
+	struct lb_ntp_opts no = { .timeout_ms = NTP_BOUND_MS, .pivot = nb.tls.time_floor };
+	struct lb_ntp_result res;
+	struct timespec now, was;
+	char err[384], t1[40], t2[40], fl[40];
+	int r;
+
+	if (nb.ntp_done || nb.ntp_off || !nb.nntp)
+		return;
+	nb.ntp_done = 1;
+	clock_gettime(CLOCK_REALTIME, &was);
+	lb_ntp_fmt(nb.tls.time_floor, fl, sizeof(fl));
+	r = lb_ntp_query(nb.ntp, nb.nntp, &no, &res, err, sizeof(err));
+	if (r) {
+		say("lboot: ntp: %s; certificates checked at the RTC's time %s (not before the build date %s)\n",
+		    err, lb_ntp_fmt(was.tv_sec, t1, sizeof(t1)), fl);
+		return;
+	}
+	lb_ntp_now(&res, &now);
+	lb_ntp_fmt(now.tv_sec, t1, sizeof(t1));
+	if (now.tv_sec < nb.tls.time_floor) {
+		say("lboot: ntp: %s says %s, before the build date %s: clock not changed\n",
+		    nb.ntp[res.server].name, t1, fl);
+		return;
+	}
+	if (clock_settime(CLOCK_REALTIME, &now)) {
+		/* the time is still good for the certificate checks */
+		say("lboot: ntp: %s says %s (stratum %u); cannot set the clock: %s\n",
+		    nb.ntp[res.server].name, t1, res.stratum, strerror(errno));
+		nb.tls.time_floor = now.tv_sec;
+		return;
+	}
+	say("lboot: ntp: clock set to %s from %s (stratum %u, round trip %u ms, %.1f s; was %s)\n",
+	    t1, nb.ntp[res.server].name, res.stratum, res.rtt_ms, (double)res.elapsed_ms / 1000,
+	    lb_ntp_fmt(was.tv_sec, t2, sizeof(t2)));
+}
+
+static int ntp_tls_open(void *arg, int fd, const char *host, unsigned timeout_ms,
+			struct lb_net_transport *t, char *err, size_t errsz)
+{
+	ntp_once();
+	return lb_tls_open(arg, fd, host, timeout_ms, t, err, errsz);
+}
+
+/* the lease's NTP servers (DHCPv4 42, DHCPv6 56) unless lboot.ntp= names one */
+static void ntp_lease(void *arg, const struct lb_net_lease *l)
+{
+	(void)arg;
+	if (nb.ntp_off || nb.ntp_done || nb.nntp)
+		return;
+	for (unsigned i = 0; i < l->dhcp.nntp && nb.nntp < LB_NTP_MAX_SERVERS; i++)
+		lb_ntp_server_v4(l->dhcp.ntp[i], &nb.ntp[nb.nntp++]);
+	for (unsigned i = 0; i < l->nntp6 && nb.nntp < LB_NTP_MAX_SERVERS; i++)
+		lb_ntp_server_v6(l->ntp6[i], l->ifindex, &nb.ntp[nb.nntp++]);
+}
 
 /* HTTPS trust anchors from /etc/lboot/tls and /etc/lboot/ca.pem (built in
  * by mkinitramfs --ca); without any, https:// URLs are refused */
-static void net_setup(void)
+static void net_setup(const struct lb_boot_opts *o)
 {
 	static const char *const paths[] = { LB_TLS_DEFAULT_DIR, LB_TLS_DEFAULT_FILE };
 
 	memset(&nb, 0, sizeof(nb));
+	/* lboot.ntp=: off, or the one server asked (already checked) */
+	if (!strcmp(o->ntp, "off"))
+		nb.ntp_off = 1;
+	else if (o->ntp[0] && !lb_ntp_server_parse(o->ntp, &nb.ntp[0]))
+		nb.nntp = 1;
 	if ((nb.anchors = lb_tls_anchors_new())) {
 		for (size_t i = 0; i < 2; i++) {
 			char e[256];
@@ -604,7 +683,7 @@ static void net_setup(void)
 		}
 		nb.tls.anchors = nb.anchors;
 		nb.tls.time_floor = lb_tls_build_date(__DATE__);
-		nb.fetch.tls_open = lb_tls_open;
+		nb.fetch.tls_open = ntp_tls_open;
 		nb.fetch.tls_arg = &nb.tls;
 	}
 	lb_kexec_set_fetch(&nb.fetch);
@@ -627,6 +706,7 @@ static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int fir
 		.v = &vb.v,
 		.url = o->netboot[0] ? o->netboot : NULL,
 		.vlan = o->vlan,
+		.on_lease = ntp_lease,
 	};
 	struct lb_entries nl = LB_ENTRIES_INIT;
 	struct lb_net_lease lease;
@@ -710,7 +790,7 @@ int lb_boot_run(const struct lb_boot_opts *o)
 	policy_setup(o);
 	measure_setup(o);
 	floor_nv_setup();
-	net_setup();
+	net_setup(o);
 	/* GRUB's save_env (next_entry after grub-reboot): written as GRUB
 	 * would, but not by a dry run */
 	lb_scan_set_save(o->dry_run ? NULL : save_env, NULL);

@@ -36,6 +36,7 @@ struct lb_boot_opts {
 	unsigned vlan;       /* lboot.vlan=ID (1..4094): DHCP and boot on that VLAN */
 	char net_iface[32];  /* lboot.net.iface=PATTERN */
 	int net_timeout;     /* lboot.net.timeout=S (DHCP), 0: 30 */
+	char ntp[64];        /* lboot.ntp=off|SERVER ("": the lease's servers) */
 	char tpm[16];        /* lboot.tpm=require: refuse to boot without a TPM */
 	char measure[8];     /* lboot.measure=0|1: off / say when no TPM ("": when one exists) */
 	char totp[16];       /* lboot.totp=off|0x01xxxxxx: the TOTP NV index ("": the default) */

@@ -485,6 +485,8 @@ static int netboot_v6(const struct lb_netboot_opts *o, const struct lb_net_opts 
 		memcpy(lease->bootfile, l6->dhcp.bootfile_url,
 		       strlen(l6->dhcp.bootfile_url) + 1);
 	snprintf(lease->dhcp6_param, sizeof(lease->dhcp6_param), "%s", l6->dhcp.bootfile_param);
+	memcpy(lease->ntp6, l6->dhcp.ntp, sizeof(lease->ntp6));
+	lease->nntp6 = l6->dhcp.nntp;
 	err[0] = 0;
 	free(l6);
 	return 0;
@@ -518,6 +520,8 @@ int lb_netboot(const struct lb_netboot_opts *o, struct lb_entries *out,
 		}
 		memcpy(lease->bootfile, o->url, strlen(o->url) + 1);
 	}
+	if (o->on_lease)
+		o->on_lease(o->on_lease_arg, lease);
 	if (lb_netboot_bootfile_url(lease, url, sizeof(url))) {
 		snprintf(err, errsz, "net %s: the DHCP server names no boot file", lease->ifname);
 		return -ENOENT;

@@ -38,6 +38,10 @@ struct lb_netboot_opts {
 	const char *url;                 /* lboot.netboot=: what to boot instead of
 					  * the lease's boot file (a URL, or a file
 					  * name on the boot server) */
+	/* Called once the lease is known, before anything is fetched (the
+	 * caller learns the NTP servers before the first https://). */
+	void (*on_lease)(void *arg, const struct lb_net_lease *l);
+	void *on_lease_arg;
 };
 
 /* 0 with entries appended to out (and the lease), or negative errno with

@@ -108,6 +108,8 @@ struct lb_net_lease {
 				   * 175, lease time, vendor class, ... */
 	int dhcp6;                /* bootfile from DHCPv6 (netboot.c fills these) */
 	char dhcp6_param[1024];   /* its option 60 parameters */
+	uint8_t ntp6[4][16];      /* DHCPv6 option 56 NTP servers (RFC 5908) */
+	unsigned nntp6;
 };
 
 /*

@@ -15,6 +15,7 @@
 #define O_RAPID_COMMIT 14
 #define O_VENDOR_CLASS 16
 #define O_DNS          23
+#define O_NTP_SERVER   56
 #define O_BOOTFILE_URL 59
 #define O_BOOTFILE_PAR 60
 #define O_CLIENT_ARCH  61
@@ -134,7 +135,8 @@ int lb_dhcp6_build(const struct lb_dhcp6_client *c, int type,
 	put16(v, O_DNS);
 	put16(v + 2, O_BOOTFILE_URL);
 	put16(v + 4, O_BOOTFILE_PAR);
-	opt(&w, O_ORO, v, 6);
+	put16(v + 6, O_NTP_SERVER);
+	opt(&w, O_ORO, v, 8);
 	at = opt_begin(&w, O_IA_NA);
 	put32(v, c->iaid);
 	put32(v + 4, 0);
@@ -256,6 +258,24 @@ static int parse_ia_na(const uint8_t *v, size_t ol, uint32_t iaid,
 	return 0;
 }
 
+/* RFC 5908: suboptions 1 (server address) and 2 (multicast address)
+ * taken, 3 (FQDN: no resolver here) skipped; a suboption overrunning
+ * the option ends it (the rest of the lease is still good) */
+static void ntp_server(const uint8_t *v, size_t ol, struct lb_dhcp6_lease *l)
+{
+	size_t k = 0;
+
+	while (ol - k >= 4) {
+		unsigned sc = get16(v + k);
+		size_t sl = get16(v + k + 2);
+		if (sl > ol - k - 4)
+			return;
+		if ((sc == 1 || sc == 2) && sl == 16 && l->nntp < 4)
+			memcpy(l->ntp[l->nntp++], v + k + 4, 16);
+		k += 4 + sl;
+	}
+}
+
 int lb_dhcp6_parse(const uint8_t *p, size_t len, const struct lb_dhcp6_client *c,
 		   struct lb_dhcp6_lease *out)
 {
@@ -315,6 +335,9 @@ int lb_dhcp6_parse(const uint8_t *p, size_t len, const struct lb_dhcp6_client *c
 				return -EPROTO;
 			for (size_t k = 0; k < ol && l.ndns < 4; k += 16)
 				memcpy(l.dns[l.ndns++], v + k, 16);
+			break;
+		case O_NTP_SERVER:
+			ntp_server(v, ol, &l);
 			break;
 		case O_BOOTFILE_URL:
 			set_str(l.bootfile_url, sizeof(l.bootfile_url), v, ol);

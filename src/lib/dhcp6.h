@@ -4,7 +4,7 @@
  *
  * Solicit and Request carry: client id (DUID-LL from the MAC, or DUID-UUID
  * when the machine UUID is known), elapsed time, ORO (23 DNS, 59 boot file
- * URL, 60 boot file parameters), IA_NA, 61 client architecture and 16
+ * URL, 60 boot file parameters, 56 NTP server), IA_NA, 61 client architecture and 16
  * vendor class (enterprise 343, "PXEClient" or "HTTPClient"); Request adds
  * the server id and the IA_NA address offered.
  */
@@ -50,6 +50,8 @@ struct lb_dhcp6_lease {
 	int ia_status;            /* IA_NA or IAADDR status code, 0 when absent */
 	uint8_t dns[4][16];
 	unsigned ndns;
+	uint8_t ntp[4][16];       /* 56 (RFC 5908): server / multicast addresses */
+	unsigned nntp;
 	char bootfile_url[1024];  /* 59 */
 	char bootfile_param[1024];/* 60: parameters joined with single spaces */
 	unsigned nparams;

@@ -267,6 +267,18 @@ int main(void)
 		CHECK_INT(lb_boot_parse_cmdline("lboot.vlan=100", &o), 1);
 		CHECK_INT(o.vlan, 100);
 	}
+	TEST("boot/cmdline/ntp") {
+		struct lb_boot_opts o;
+		lb_boot_opts_init(&o);
+		CHECK_INT(lb_boot_parse_cmdline("lboot.ntp=ntp.example.org lboot.ntp= lboot.ntp=1.2.3.4:0", &o), 0);
+		CHECK_STR(o.ntp, "");
+		CHECK_INT(lb_boot_parse_cmdline("lboot.ntp=off", &o), 1);
+		CHECK_STR(o.ntp, "off");
+		CHECK_INT(lb_boot_parse_cmdline("lboot.ntp=192.168.77.1", &o), 1);
+		CHECK_STR(o.ntp, "192.168.77.1");
+		CHECK_INT(lb_boot_parse_cmdline("lboot.ntp=[fd00:77::1]:1123", &o), 1);
+		CHECK_STR(o.ntp, "[fd00:77::1]:1123");
+	}
 
 	TEST("lboot.default by id, title, index") {
 		struct lb_entries l = LB_ENTRIES_INIT;

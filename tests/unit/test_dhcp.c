@@ -583,6 +583,29 @@ static void test_dhcp6(void)
 		CHECK(l.have_addr);
 		CHECK_STR(l.bootfile_url, "http://[fd00:77::1]/boot.efi");
 	}
+	TEST("dhcp6/ntp-server-option-56") {
+		/* RFC 5908: suboption 1 (address), 3 (FQDN: skipped), 2 (multicast),
+		 * then one overrunning the option (ends it, the lease stays good) */
+		static const uint8_t o56[] = {
+			0, 56, 0, 55,
+			0, 1, 0, 16, 0xfd, 0, 0, 0x77, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x7b,
+			0, 3, 0, 5, 3, 'n', 't', 'p', 0,
+			0, 2, 0, 16, 0xff, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1,
+			0, 1, 0, 16, 1, 2,
+		};
+		uint8_t m[sizeof(dm6_reply) + sizeof(o56)];
+		memcpy(m, dm6_reply, sizeof(dm6_reply));
+		memcpy(m + sizeof(dm6_reply), o56, sizeof(o56));
+		CHECK_INT(lb_dhcp6_parse(m, sizeof(m), &c, &l), 0);
+		CHECK_INT(l.nntp, 2);
+		inet_pton(AF_INET6, "fd00:77::7b", a);
+		CHECK(!memcmp(l.ntp[0], a, 16));
+		inet_pton(AF_INET6, "ff05::101", a);
+		CHECK(!memcmp(l.ntp[1], a, 16));
+		CHECK(l.have_addr);
+		CHECK_INT(lb_dhcp6_parse(dm6_reply, sizeof(dm6_reply), &c, &l), 0);
+		CHECK_INT(l.nntp, 0);
+	}
 	TEST("dhcp6/not-for-us") {
 		struct lb_dhcp6_client o = c;
 		o.xid++;
@@ -672,7 +695,7 @@ static void test_dhcp6(void)
 		/* the DUID-LL client id and vendor class 343 "HTTPClient" */
 		CHECK(memmem(b, n, (uint8_t[]){ 0, 1, 0, 10, 0, 3, 0, 1, 0x52, 0x54, 0, 0x12, 0x34, 0x56 }, 14));
 		CHECK(memmem(b, n, (uint8_t[]){ 0, 16, 0, 16, 0, 0, 1, 0x57, 0, 10, 'H', 'T', 'T', 'P' }, 14));
-		CHECK(memmem(b, n, (uint8_t[]){ 0, 6, 0, 6, 0, 23, 0, 59, 0, 60 }, 10));
+		CHECK(memmem(b, n, (uint8_t[]){ 0, 6, 0, 8, 0, 23, 0, 59, 0, 60, 0, 56 }, 12));
 		CHECK(memmem(b, n, (uint8_t[]){ 0, 61, 0, 2, 0, 16 }, 6));
 		CHECK(memmem(b, n, (uint8_t[]){ 0, 3, 0, 12, 0, 0, 0, 1 }, 8));
 		CHECK_INT(lb_dhcp6_build(&c, LB_DHCP6_REQUEST, NULL, b, sizeof(b), &n), -EINVAL);
