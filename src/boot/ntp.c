@@ -263,7 +263,7 @@ int lb_ntp_query(const struct lb_ntp_server *s, size_t n, const struct lb_ntp_op
 				 s[i].name, why);
 		}
 	}
-	snprintf(err, errsz, "%s (%u request%s in %.1f s)", why_all[0] ? why_all : "no time left",
+	snprintf(err, errsz, "%s; %u request%s in %.1f s", why_all[0] ? why_all : "no time left",
 		 sent, sent == 1 ? "" : "s", (double)(mono_ns() - start) / 1e9);
 	return last;
 }

@@ -4,6 +4,7 @@
 LB_APPLET(net, LB_HOST|LB_TARGET,
 "usage: lboot net up [OPTIONS]\n"
 "       lboot net links [--json]\n"
+"       lboot net ntp [--timeout S] SERVER...\n"
 "up: bring every Ethernet link up (not loopback, bond/bridge ports, ifb or\n"
 "dummy links), wait for carrier, run DHCPv4 on all links with carrier at\n"
 "once (PXE client identifiers: option 60 PXEClient:Arch:00007:UNDI:003016,\n"
@@ -23,9 +24,14 @@ LB_APPLET(net, LB_HOST|LB_TARGET,
 "  --no-apply           print the lease, configure nothing\n"
 "  --resolv-conf FILE   write the DNS servers and domain to FILE\n"
 "  --json               the lease as one JSON object\n"
+"  --ntp                then ask the lease's NTP servers (option 42, or 56\n"
+"                       with --ipv6) and print the time (not with --json)\n"
 "  -q, --quiet          no step lines\n"
 "links: name, index, MAC, up, carrier, MTU, type, kind, device path, in\n"
 "the order DHCP tries them (device path, then ifindex); --json: an array.\n"
+"ntp: ask each SERVER (IP, IP:PORT, [IPv6]:PORT) in turn, as the boot flow\n"
+"does before TLS (two requests each, all within --timeout, default 3 s),\n"
+"and print the time the first good answer gives; the clock is not set.\n"
 "Exit: 0 ok, 1 failure (one line on stderr), 2 usage.\n")
 
 #include <arpa/inet.h>
@@ -38,6 +44,8 @@ LB_APPLET(net, LB_HOST|LB_TARGET,
 #include "io.h"
 #include "json.h"
 #include "netif.h"
+#include "ntp.h"
+#include "tls.h"
 
 static const char *mac_str(const uint8_t *m, size_t n, char *buf, size_t cap)
 {
@@ -198,6 +206,8 @@ static void print_text(const struct lb_net_lease *r)
 		printf("pxe prefix   %s\n", d->pxe_prefix);
 	for (unsigned i = 0; i < d->ndns; i++)
 		printf("dns          %s\n", lb_ipv4_str(d->dns[i], b));
+	for (unsigned i = 0; i < d->nntp; i++)
+		printf("ntp          %s\n", lb_ipv4_str(d->ntp[i], b));
 	if (d->domain[0])
 		printf("domain       %s\n", d->domain);
 	if (d->hostname[0])
@@ -209,7 +219,58 @@ static void print_text(const struct lb_net_lease *r)
 }
 
 enum { O_IFACE = 256, O_TIMEOUT, O_CARRIER, O_HTTP, O_HOSTNAME, O_REQIP, O_NOAPPLY,
-       O_RESOLV, O_JSON, O_IPV6 };
+       O_RESOLV, O_JSON, O_IPV6, O_NTP };
+
+/* ask the servers, print "ntp time ... from SERVER ..."; 0 or 1 */
+static int ntp_print(const struct lb_ntp_server *s, size_t n, unsigned timeout_ms)
+{
+	struct lb_ntp_opts o = { .timeout_ms = timeout_ms,
+				 .pivot = lb_tls_build_date(__DATE__) };
+	struct lb_ntp_result res;
+	struct timespec now;
+	char err[384], t[40];
+
+	if (!n) {
+		lb_err("ntp: the lease names no NTP server");
+		return 1;
+	}
+	if (lb_ntp_query(s, n, &o, &res, err, sizeof(err))) {
+		lb_err("ntp: %s", err);
+		return 1;
+	}
+	lb_ntp_now(&res, &now);
+	printf("ntp time     %s (%lld.%09ld) from %s, stratum %u, round trip %u ms\n",
+	       lb_ntp_fmt(now.tv_sec, t, sizeof(t)), (long long)now.tv_sec, now.tv_nsec,
+	       s[res.server].name, res.stratum, res.rtt_ms);
+	return 0;
+}
+
+static int ntp_main(int argc, char **argv)
+{
+	struct lb_ntp_server s[LB_NTP_MAX_SERVERS];
+	unsigned timeout_ms = 0;
+	size_t n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			lb_usage("net");
+			return 0;
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			if (parse_secs(argv[++i], &timeout_ms))
+				goto usage;
+		} else if (n < LB_NTP_MAX_SERVERS && !lb_ntp_server_parse(argv[i], &s[n])) {
+			n++;
+		} else {
+			goto usage;
+		}
+	}
+	if (!n)
+		goto usage;
+	return ntp_print(s, n, timeout_ms);
+usage:
+	lb_usage("net");
+	return 2;
+}
 
 static void print6(const struct lb_net6_lease *r, int json)
 {
@@ -228,6 +289,8 @@ static void print6(const struct lb_net6_lease *r, int json)
 			printf("boot params  %s\n", d->bootfile_param);
 		for (unsigned i = 0; i < d->ndns; i++)
 			printf("dns          %s\n", inet_ntop(AF_INET6, d->dns[i], a, sizeof(a)));
+		for (unsigned i = 0; i < d->nntp; i++)
+			printf("ntp          %s\n", inet_ntop(AF_INET6, d->ntp[i], a, sizeof(a)));
 		return;
 	}
 	printf("{\"interface\": ");
@@ -262,6 +325,7 @@ static int up_main(int argc, char **argv)
 		{ "resolv-conf", required_argument, 0, O_RESOLV },
 		{ "json", no_argument, 0, O_JSON },
 		{ "ipv6", no_argument, 0, O_IPV6 },
+		{ "ntp", no_argument, 0, O_NTP },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -270,7 +334,9 @@ static int up_main(int argc, char **argv)
 	struct lb_net_lease *r;
 	const char *resolv = NULL;
 	char err[320];
-	int json = 0, quiet = 0, ipv6 = 0, c, rc;
+	int json = 0, quiet = 0, ipv6 = 0, ntp = 0, c, rc;
+	struct lb_ntp_server ns[LB_NTP_MAX_SERVERS];
+	size_t nns = 0;
 
 	o.log = stderr;
 	optind = 1;
@@ -312,6 +378,9 @@ static int up_main(int argc, char **argv)
 		case O_IPV6:
 			ipv6 = 1;
 			break;
+		case O_NTP:
+			ntp = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -322,7 +391,7 @@ static int up_main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (ntp && json))
 		goto usage;
 	if (quiet)
 		o.log = NULL;
@@ -340,8 +409,10 @@ static int up_main(int argc, char **argv)
 			return 1;
 		}
 		print6(r6, json);
+		for (unsigned i = 0; i < r6->dhcp.nntp && nns < LB_NTP_MAX_SERVERS; i++)
+			lb_ntp_server_v6(r6->dhcp.ntp[i], r6->ifindex, &ns[nns++]);
 		free(r6);
-		return 0;
+		return ntp ? ntp_print(ns, nns, 0) : 0;
 	}
 	if (!(r = calloc(1, sizeof(*r)))) {
 		lb_err("out of memory");
@@ -366,8 +437,10 @@ static int up_main(int argc, char **argv)
 		print_json(r);
 	else
 		print_text(r);
+	for (unsigned i = 0; i < r->dhcp.nntp && nns < LB_NTP_MAX_SERVERS; i++)
+		lb_ntp_server_v4(r->dhcp.ntp[i], &ns[nns++]);
 	free(r);
-	return 0;
+	return ntp ? ntp_print(ns, nns, 0) : 0;
 usage:
 	lb_usage("net");
 	return 2;
@@ -379,6 +452,8 @@ int net_main(int argc, char **argv)
 		return up_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "links"))
 		return links_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "ntp"))
+		return ntp_main(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		lb_usage("net");
 		return 0;

@@ -66,10 +66,21 @@ int lb_sntp_parse(const uint8_t *buf, size_t len, uint64_t nonce,
 		return -ESTALE;
 	}
 	if (x.stratum == 0) {
+		/* a kiss code is 4 ASCII letters/digits (RATE, DENY, RSTR);
+		 * anything else is a server with no time (chrony, ntpd before
+		 * they synchronize: stratum 0, LI 3, reference id 0) */
+		int kod = 1;
 		for (int i = 0; i < 4; i++) {
 			uint8_t c = buf[12 + i];
-			r->kiss[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+			if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			      (i && !c)))
+				kod = 0;
 		}
+		if (!kod) {
+			*why = "server not synchronized (stratum 0)";
+			return -EAGAIN;
+		}
+		memcpy(r->kiss, buf + 12, 4);
 		r->kiss[4] = 0;
 		*why = "kiss-o'-death";
 		return -ECONNREFUSED;

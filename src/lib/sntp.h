@@ -11,8 +11,9 @@
  * at least 48 bytes (extension fields and a MAC may follow: ignored, but
  * a reply longer than LB_SNTP_PKT_MAX is refused), mode 4 (server),
  * version 3 or 4, the origin timestamp equal to our nonce, stratum 0 is a
- * kiss-o'-death (its 4-letter code in reply->kiss), stratum 1..15 else
- * (16 and above: unsynchronized), leap indicator not 3 (clock not
+ * kiss-o'-death when the reference id is a kiss code (4 ASCII capitals or
+ * digits, NUL-padded: reply->kiss), else a server without time; stratum
+ * 1..15 (16 and above: unsynchronized), leap indicator not 3 (clock not
  * synchronized), transmit timestamp non-zero.
  *
  * NTP timestamps count seconds from 1900 in 32 bits: era 0 ends in 2036.
@@ -46,8 +47,8 @@ void lb_sntp_request(uint8_t out[LB_SNTP_LEN], uint64_t nonce);
  * -EMSGSIZE (shorter than 48 or longer than LB_SNTP_PKT_MAX), -EPROTO
  * (not mode 4, version not 3/4), -ESTALE (origin is not our nonce: not
  * our answer, keep waiting), -ECONNREFUSED (kiss-o'-death: r->kiss set),
- * -EAGAIN (leap indicator 3, stratum 16+ or zero transmit timestamp: the
- * server is not synchronized). *why gets a few words for every failure.
+ * -EAGAIN (leap indicator 3, stratum 0 without a kiss code, stratum 16+
+ * or zero transmit timestamp: the server is not synchronized). *why gets a few words for every failure.
  * *r is written only on success, except r->kiss for -ECONNREFUSED.
  */
 int lb_sntp_parse(const uint8_t *buf, size_t len, uint64_t nonce,

@@ -108,7 +108,7 @@ static void parser_tests(void)
 			{ 0, 4, 4, 255, 48, 0, 0, -EAGAIN },
 			{ 3, 4, 4, 2, 48, 0, 0, -EAGAIN },
 			{ 0, 4, 4, 2, 48, 1, 0, -EAGAIN },
-			{ 3, 4, 4, 0, 48, 0, 0, -ECONNREFUSED },
+			{ 3, 4, 4, 0, 48, 0, 0, -EAGAIN },        /* refid 7f7f0101 */
 		};
 		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 			struct lb_sntp_reply keep;
@@ -119,8 +119,7 @@ static void parser_tests(void)
 			why = NULL;
 			CHECK_INT(lb_sntp_parse(b, c[i].len, nonce, &r, &why), c[i].rc);
 			CHECK(why && *why);
-			if (c[i].rc != -ECONNREFUSED)
-				CHECK(!memcmp(&r, &keep, sizeof(r)));   /* untouched */
+			CHECK(!memcmp(&r, &keep, sizeof(r)));   /* untouched */
 		}
 	}
 	TEST("sntp/kiss-code") {
@@ -128,9 +127,14 @@ static void parser_tests(void)
 		memcpy(b + 12, "RATE", 4);
 		CHECK_INT(lb_sntp_parse(b, LB_SNTP_LEN, nonce, &r, &why), -ECONNREFUSED);
 		CHECK_STR(r.kiss, "RATE");
-		memcpy(b + 12, "D\001N\377", 4);
+		memcpy(b + 12, "X1\0\0", 4);
 		CHECK_INT(lb_sntp_parse(b, LB_SNTP_LEN, nonce, &r, &why), -ECONNREFUSED);
-		CHECK_STR(r.kiss, "D?N?");
+		CHECK_STR(r.kiss, "X1");
+		/* chrony before it synchronizes: stratum 0, LI 3, refid 0 */
+		memset(b + 12, 0, 4);
+		CHECK_INT(lb_sntp_parse(b, LB_SNTP_LEN, nonce, &r, &why), -EAGAIN);
+		memcpy(b + 12, "D\001N\377", 4);
+		CHECK_INT(lb_sntp_parse(b, LB_SNTP_LEN, nonce, &r, &why), -EAGAIN);
 	}
 	TEST("sntp/era") {
 		uint32_t ns = 1;
@@ -284,7 +288,7 @@ static void client_tests(void)
 		at(&s[0], port);
 		CHECK_INT(lb_ntp_query(s, 1, &o, &res, err, sizeof(err)), -ETIMEDOUT);
 		CHECK(strstr(err, "no answer") != NULL);
-		CHECK(strstr(err, "(2 requests in") != NULL);
+		CHECK(strstr(err, "; 2 requests in") != NULL);
 		stop(p);
 	}
 	TEST("ntp/closed-port") {
