@@ -16,7 +16,8 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  swtpm swtpm-tools tpm2-tools openssl xxd
  oathtool zbar-tools
  ipxe-qemu pxelinux syslinux-common nbdkit nbdkit-plugin-dev
- xfsprogs btrfs-progs mdadm lvm2"
+ xfsprogs btrfs-progs mdadm lvm2
+ chrony"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -25,4 +26,22 @@ done
 echo "deps: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends $missing
+# chrony (the tests' NTP server, run by them as `chronyd -x`, which never
+# sets the clock) must not start as the machine's time daemon: no service
+# starts during the install (policy-rc.d), and its unit is disabled after.
+# It replaces systemd-timesyncd (they conflict).
+rcd=""
+case " $missing " in *" chrony "*)
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && rcd=1
+  fi;;
+esac
+rc=0
+apt-get install -y -qq --no-install-recommends $missing || rc=$?
+[ -n "$rcd" ] && rm -f /usr/sbin/policy-rc.d
+case " $missing " in *" chrony "*)
+  if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+    systemctl disable --now chrony.service >/dev/null 2>&1 || true
+  fi;;
+esac
+exit $rc
