@@ -308,6 +308,9 @@ static void print6(const struct lb_net6_lease *r, int json)
 	printf(", \"dns\": [");
 	for (unsigned i = 0; i < d->ndns; i++)
 		printf("%s\"%s\"", i ? ", " : "", inet_ntop(AF_INET6, d->dns[i], a, sizeof(a)));
+	printf("], \"ntp\": [");
+	for (unsigned i = 0; i < d->nntp; i++)
+		printf("%s\"%s\"", i ? ", " : "", inet_ntop(AF_INET6, d->ntp[i], a, sizeof(a)));
 	printf("], \"preferred\": %u, \"valid\": %u, \"ms\": %u}\n", d->preferred, d->valid,
 	       r->ms);
 }

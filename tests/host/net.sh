@@ -115,6 +115,7 @@ dnsmasq --no-daemon --port=0 --interface=s0 --bind-interfaces --user=root \
 	--dhcp-option=option6:bootfile-url,http://[fd00:77::1]/boot.efi \
 	--dhcp-option=option6:bootfile-param,console=ttyS0,quiet \
 	--dhcp-option=option6:dns-server,[fd00:77::53] \
+	--dhcp-option=option6:ntp-server,[fd00:77::123] \
 	--enable-tftp --tftp-root="$T/tftp" 2>"$T/dnsmasq.err" &
 pids+=($!)
 for i in $(seq 50); do grep -q "DHCP, sockets bound" "$T/dnsmasq.err" "$T/dnsmasq.log" 2>/dev/null && break; sleep 0.1; done
@@ -266,6 +267,7 @@ if in_cl "$LBOOT" net up --ipv6 --iface c0 --timeout 15 --json >"$T/v6.json" 2>"
 	check v6/boot-file-url boot_file_url "http://[fd00:77::1]/boot.efi"
 	check v6/boot-file-param boot_file_param "console=ttyS0 quiet"
 	check v6/dns dns fd00:77::53
+	check v6/ntp-option-56 ntp fd00:77::123
 	check v6/valid valid 3600
 	grep -Eqx "lboot: net c0: DHCPv6 lease $A6 from (fd00:77::1|fe80::[0-9a-f:]+), boot file URL http://\[fd00:77::1\]/boot.efi" "$T/v6.err" &&
 		ok "net/v6/log-line" || notok "net/v6/log-line" "$(cat "$T/v6.err")"
