@@ -13,7 +13,7 @@
 #   2. lboot.ntp=off (option 42 still offered): no NTP request, the TLS
 #      fetch fails with the certificate-not-yet-valid line (the test can
 #      fail), and PID 1 goes on to "nothing to boot" and the menu.
-#   3. no option 42: the same.
+#   3. no option 42: the same; with lboot.ntp=SERVER, booted as in 1.
 #   4. the NTP server silent (chrony stopped, a socket on port 123 that
 #      reads and never answers): one line naming the server and the two
 #      requests (all within lboot's 3 s bound), then the same as 2.
@@ -106,6 +106,14 @@ dhcp
 qemu_start "${NIC[@]}" "${RTC[@]}"
 refused no-option-42
 grep -aq 'lboot: ntp:' "$T/serial.log" && not_ok "no-option-42: no NTP line" || ok "no-option-42: no NTP line"
+
+# --- 3b. no option 42, lboot.ntp=SERVER names it -----------------------------------
+E2E_APPEND="lboot.timeout=0 lboot.ntp=$NET_IP" qemu_start "${NIC[@]}" "${RTC[@]}"
+expect "lboot: ntp: clock set to $today [0-9:]+ UTC from $NET_IP \(stratum 8" 240 &&
+	ok "ntp-forced: lboot.ntp=$NET_IP sets the clock" || not_ok "ntp-forced: lboot.ntp=$NET_IP sets the clock"
+expect 'lboot-target: cmdline: .*lboot-test=ntp' 240 && ok "ntp-forced: the target booted over HTTPS" ||
+	not_ok "ntp-forced: the target booted over HTTPS"
+qemu_stop
 net_dnsmasq_stop
 
 # --- 4. the NTP server silent -----------------------------------------------------
