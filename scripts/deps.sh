@@ -17,31 +17,31 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  oathtool zbar-tools
  ipxe-qemu pxelinux syslinux-common nbdkit nbdkit-plugin-dev
  xfsprogs btrfs-progs mdadm lvm2
- chrony"
+ libcap2 libedit2 libgnutls30 libnettle8 libseccomp2"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "deps: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# chrony (the tests' NTP server, run by them as `chronyd -x`, which never
-# sets the clock) must not start as the machine's time daemon: no service
-# starts during the install (policy-rc.d), and its unit is disabled after.
-# It replaces systemd-timesyncd (they conflict).
-rcd=""
-case " $missing " in *" chrony "*)
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && rcd=1
-  fi;;
-esac
-rc=0
-apt-get install -y -qq --no-install-recommends $missing || rc=$?
-[ -n "$rcd" ] && rm -f /usr/sbin/policy-rc.d
-case " $missing " in *" chrony "*)
-  if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
-    systemctl disable --now chrony.service >/dev/null 2>&1 || true
-  fi;;
-esac
-exit $rc
+if [ -n "$missing" ]; then
+  echo "deps: installing:$missing" >&2
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends $missing
+fi
+# chronyd, the NTP server of tests/host/ntp.sh and tests/e2e/netboot-ntp.sh
+# (run by them with -x: it never sets the clock), is unpacked from Debian's
+# chrony package into the cache, not installed: installing chrony removes
+# systemd-timesyncd (they conflict) and would make a test tool the machine's
+# time daemon. Its libraries are in PKGS. scripts/chronyd finds either copy.
+cache=${LBOOT_CACHE:-/var/cache/lboot}
+if ! command -v chronyd >/dev/null 2>&1 && [ ! -x "$cache/chrony/usr/sbin/chronyd" ]; then
+  echo "deps: unpacking chrony's chronyd into $cache/chrony (not installed)" >&2
+  mkdir -p "$cache/chrony.tmp"
+  chown _apt "$cache/chrony.tmp" 2>/dev/null || true  # apt-get download fetches as _apt
+  [ -n "$missing" ] || apt-get update -qq
+  (cd "$cache/chrony.tmp" && apt-get download -qq chrony && dpkg-deb -x chrony_*.deb root)
+  rm -rf "$cache/chrony"
+  mv "$cache/chrony.tmp/root" "$cache/chrony"
+  rm -rf "$cache/chrony.tmp"
+fi
+exit 0

@@ -21,7 +21,8 @@
 . "$(dirname "$0")/net-lib.sh"
 e2e_init netboot-ntp
 net_init
-command -v chronyd >/dev/null || { not_ok "chronyd not installed (scripts/deps.sh)"; exit 1; }
+CHRONYD=$E2E_ROOT/scripts/chronyd  # installed, or unpacked by scripts/deps.sh
+"$CHRONYD" -v >/dev/null 2>&1 || { not_ok "no chronyd (make deps: scripts/deps.sh unpacks it)"; exit 1; }
 target_os
 W=$T/www
 mkdir -p "$W/boot"
@@ -51,7 +52,7 @@ cmdport 0
 pidfile $T/chronyd.pid
 driftfile $T/chrony.drift
 EOC
-ip netns exec "$NS" chronyd -d -x -u root -f "$T/chrony.conf" >"$T/chronyd.log" 2>&1 &
+ip netns exec "$NS" "$CHRONYD" -d -x -u root -f "$T/chrony.conf" >"$T/chronyd.log" 2>&1 &
 CHRONY=$!
 for _ in $(seq 1 50); do grep -q "Disabled control of system clock" "$T/chronyd.log" && break; sleep 0.1; done
 ip netns exec "$NS" "$OUT/lboot" net ntp "$NET_IP" >"$T/ntp-check" 2>&1 &&

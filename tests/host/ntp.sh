@@ -21,9 +21,9 @@ if [ -z "$LBOOT_NTP_NETNS" ]; then
 fi
 
 ip link set lo up || { echo "not ok ntp/netns: lo up"; exit 1; }
-for b in chronyd python3; do
-	command -v $b >/dev/null 2>&1 || { echo "not ok ntp/deps: $b not installed (scripts/deps.sh)"; exit 1; }
-done
+command -v python3 >/dev/null 2>&1 || { echo "not ok ntp/deps: python3 not installed (scripts/deps.sh)"; exit 1; }
+CHRONYD=$PWD/scripts/chronyd  # installed, or unpacked by scripts/deps.sh
+"$CHRONYD" -v >/dev/null 2>&1 || { echo "not ok ntp/deps: no chronyd (make deps: scripts/deps.sh unpacks it)"; exit 1; }
 
 T=$(mktemp -d /tmp/lboot-ntp.XXXXXX)
 chmod 755 "$T"
@@ -54,7 +54,7 @@ cmdport 0
 pidfile $T/$name.pid
 driftfile $T/$name.drift
 EOC
-	chronyd -d -x -u root -f "$T/$name.conf" >"$T/$name.log" 2>&1 &
+	"$CHRONYD" -d -x -u root -f "$T/$name.conf" >"$T/$name.log" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 1 50); do
 		grep -q "Disabled control of system clock" "$T/$name.log" && return 0
