@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -115,6 +116,68 @@ static void dump_handover(void)
 	dprintf(1, "lboot-target: fb: %s\n", n ? b : "none");
 }
 
+/* "lboot-test.files" on the command line (tests/e2e/netboot-ipxe-cpio.sh):
+ * every regular file the initrds put in the root but /init (path, mode,
+ * owner, mtime, the first 64 bytes with non-printables as '.'), then the
+ * size of the initrd buffer the boot loader handed over (boot_params
+ * hdr.ramdisk_size, /sys/kernel/boot_params/data at 0x21c) */
+static void walk(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[512], b[65];
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name);
+		if (!strcmp(p, "/proc") || !strcmp(p, "/sys") || !strcmp(p, "/dev") ||
+		    !strcmp(p, "/init") || lstat(p, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			walk(p);
+		} else if (S_ISREG(st.st_mode)) {
+			int fd = open(p, O_RDONLY | O_CLOEXEC);
+			ssize_t n = fd < 0 ? 0 : read(fd, b, 64);
+
+			if (fd >= 0)
+				close(fd);
+			if (n < 0)
+				n = 0;
+			for (ssize_t i = 0; i < n; i++)
+				if (b[i] < 0x21 || b[i] > 0x7e)
+					b[i] = '.';
+			b[n] = 0;
+			dprintf(1, "lboot-target: file: %s %04o %u:%u %lld %s\n", p,
+				(unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+				(unsigned)st.st_gid, (long long)st.st_mtime, b);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static void dump_files(void)
+{
+	unsigned char bp[0x220];
+	int fd;
+
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	walk("/");
+	fd = open("/sys/kernel/boot_params/data", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && read(fd, bp, sizeof(bp)) == (ssize_t)sizeof(bp))
+		dprintf(1, "lboot-target: initrd-size: %u\n",
+			(unsigned)bp[0x21c] | (unsigned)bp[0x21d] << 8 |
+			(unsigned)bp[0x21e] << 16 | (unsigned)bp[0x21f] << 24);
+	else
+		dprintf(1, "lboot-target: initrd-size: unknown\n");
+	if (fd >= 0)
+		close(fd);
+	dprintf(1, "lboot-target: files-end\n");
+}
+
 int main(void)
 {
 	char buf[4096];
@@ -153,6 +216,8 @@ int main(void)
 	}
 	if (strstr(buf_cmdline, "lboot-test.acpi"))
 		dump_handover();
+	if (strstr(buf_cmdline, "lboot-test.files"))
+		dump_files();
 	dprintf(1, "lboot-target: powering off\n");
 	sync();
 	reboot(RB_POWER_OFF);
