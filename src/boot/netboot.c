@@ -386,8 +386,8 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 					/* "initrd URL /etc/x.conf mode=0600": the stage
 					 * puts the cpio header before the file's bytes */
 					if ((r = lb_ipxe_cpio_check(rd, why, sizeof(why)))) {
-						snprintf(err, errsz, "iPXE script %s: initrd %s %s: %s",
-							 url, rd->url, rd->cpio_args, why);
+						snprintf(err, errsz, "iPXE script %s: initrd %s: %s",
+							 url, rd->url, why);
 						break;
 					}
 					if ((r = lb_entry_add_initrd(e, rd->url)) || !rd->cpio_name)

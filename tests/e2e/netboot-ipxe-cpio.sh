@@ -169,7 +169,7 @@ mkpart_ext4 "$T/p1.img" 48 "$T/root" CPIODISK
 mkdisk_gpt "$T/disk.img" "$T/p1.img:xbootldr:boot"
 E2E_APPEND="lboot.timeout=0 lboot.boot=net" qemu_start -nic "user,model=virtio-net-pci,bootfile=$U/bad.ipxe" \
 	-drive "file=$T/disk.img,format=raw,if=virtio"
-expect "lboot: network boot: iPXE script $U/bad.ipxe: initrd $U/files/x.conf /etc/x.conf mode=0x9: mode=0x9: not a file mode \\(octal, at most 07777\\)" 240 &&
+expect "lboot: network boot: iPXE script $U/bad.ipxe: initrd $U/files/x.conf: mode=0x9: not a file mode \\(octal, at most 07777\\)" 240 &&
 	ok "bad mode: one line names the script, the file and the mode" ||
 	not_ok "bad mode: one line names the script, the file and the mode"
 expect 'lboot-target: cmdline: .*lboot-test=disk-after-net' 240 && ok "bad mode: the next entry (the disk's) booted" ||
