@@ -104,6 +104,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			long n = lb_ipxe_cpio_header(&r.initrd[i], 100, hdr, sizeof(hdr));
 			if (n < 0 && n != -ENAMETOOLONG)
 				abort();
+			/* what the boot flow accepts, it can build */
+			char err[160];
+			int ck = lb_ipxe_cpio_check(&r.initrd[i], err, sizeof(err));
+			if (ck && ck != -EINVAL && ck != -ENAMETOOLONG)
+				abort();
+			if (!ck && (n < 0 || n > (long)LB_IPXE_CPIO_MAX_HEADER ||
+				   (r.initrd[i].cpio_name && !r.initrd[i].cpio_args) ||
+				   (r.initrd[i].mode_bad)))
+				abort();
 		}
 	}
 	if (rc < 0 && !r.error)

@@ -61,6 +61,42 @@ int lb_blob_write(struct lb_blob *b, const void *buf, size_t len)
 	return 0;
 }
 
+int lb_blob_patch(struct lb_blob *b, uint64_t off, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	if (b->fd < 0 || b->sealed)
+		return -EBADF;
+	if (off > b->size || len > b->size - off)
+		return -EINVAL;
+	while (len) {
+		ssize_t n = pwrite(b->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	b->patched = 1;
+	return 0;
+}
+
+int lb_blob_rehash(struct lb_blob *b)
+{
+	const uint8_t *p = NULL;
+	int rc;
+
+	if ((rc = lb_blob_map(b, &p)))
+		return rc;
+	if (b->dig.mask && (rc = lb_hash_buf(b->dig.mask, p, (size_t)b->size, &b->dig)))
+		return rc;
+	b->patched = 0;
+	return 0;
+}
+
 int lb_blob_end(struct lb_blob *b)
 {
 	int seals;

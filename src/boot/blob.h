@@ -22,6 +22,7 @@ struct lb_blob {
 	uint64_t size;            /* bytes written */
 	size_t cap;               /* lb_blob_write refuses to go beyond (-EFBIG) */
 	int sealed;               /* lb_blob_end succeeded */
+	int patched;              /* lb_blob_patch since: dig is stale */
 	struct lb_digests dig;    /* valid after lb_blob_end */
 	const uint8_t *map;       /* lb_blob_map's read-only mapping */
 	struct lb_hash h;         /* keep last: not copyable while streaming */
@@ -34,6 +35,14 @@ int lb_blob_begin(struct lb_blob *b, size_t cap, unsigned digest_mask);
  * them. -EFBIG past the cap, -ENOMEM when memory runs out; after an error
  * the blob can only be freed. */
 int lb_blob_write(struct lb_blob *b, const void *buf, size_t len);
+/* Overwrite len bytes at off inside what was written (before the end),
+ * not hashed: the digests are stale (b->patched) until lb_blob_rehash.
+ * -EINVAL outside the written bytes. For a header whose content is known
+ * only after the bytes that follow it. */
+int lb_blob_patch(struct lb_blob *b, uint64_t off, const void *buf, size_t len);
+/* After lb_blob_end: the digests again, over the sealed bytes (one pass
+ * over the mapping, the mask the blob began with). */
+int lb_blob_rehash(struct lb_blob *b);
 /* Seal (F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_WRITE|F_SEAL_SEAL), verify the
  * seals took and finalise the digests into b->dig. */
 int lb_blob_end(struct lb_blob *b);

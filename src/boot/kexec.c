@@ -11,6 +11,7 @@
 
 #include "io.h"
 #include "hash.h"
+#include "ipxe.h"
 #include "kexec.h"
 #include "kexecload.h"
 #include "netio.h"
@@ -198,24 +199,113 @@ static int stage_mem(struct lb_stage *st, const char *name, const uint8_t *p,
 	return 0;
 }
 
+/*
+ * iPXE's cpio wrapping ("initrd URL /etc/x.conf mode=0600"): newc header(s)
+ * before the file's bytes, as iPXE's bzImage loader lays them out (header,
+ * name, NUL, zeros to 4 bytes; the file right after; the next piece at the
+ * next 4 bytes). The header's size depends only on the path; its
+ * c_filesize field on the file's length, known before the first byte when
+ * the server announces it (Content-Length, TFTP tsize) or fstat says it:
+ * then the header goes into the blob first and everything is written and
+ * hashed once, in order. When the length is not known in advance (chunked
+ * HTTP, no tsize), the header is written with length 0, the file follows,
+ * and the header is patched in place once the length is known; the
+ * initrd's digests (PCR 9) are then computed again over the sealed bytes.
+ * The file's own digests (its signature) never include the header.
+ */
+struct wrap {
+	struct lb_ipxe_initrd rd;
+	long hl;                 /* header bytes; 0: the file as is */
+	uint64_t hoff;           /* where they start in the initrd blob */
+	int written;             /* header in the blob, saying hlen */
+	uint64_t hlen;
+	int announced;           /* the size came before the bytes */
+	uint64_t size;
+};
+
+static int wrap_init(struct wrap *w, const struct lb_initrd_cpio *c,
+		     struct lb_stage *st)
+{
+	int r;
+
+	memset(w, 0, sizeof(*w));
+	if (!c || !c->path)
+		return 0;
+	w->rd.cpio_name = c->path;
+	w->rd.mode = c->mode;
+	w->rd.mkdir = c->mkdir;
+	if ((r = lb_ipxe_cpio_check(&w->rd, st->neterr, sizeof(st->neterr))))
+		return r;
+	w->hl = lb_ipxe_cpio_header(&w->rd, 0, NULL, 0);
+	w->hoff = st->initrd.size;
+	return w->hl < 0 ? (int)w->hl : 0;
+}
+
+/* the header for a file of len bytes: appended (first), or patched */
+static int wrap_put(struct lb_blob *b, struct wrap *w, uint64_t len, int patch)
+{
+	uint8_t *hdr;
+	int r;
+
+	if (len > 0xffffffffu)
+		return -EFBIG; /* c_filesize has 8 hex digits */
+	if (!(hdr = malloc((size_t)w->hl)))
+		return -ENOMEM;
+	if (lb_ipxe_cpio_header(&w->rd, (size_t)len, hdr, (size_t)w->hl) != w->hl)
+		r = -EINVAL;
+	else
+		r = patch ? lb_blob_patch(b, w->hoff, hdr, (size_t)w->hl)
+			  : lb_blob_write(b, hdr, (size_t)w->hl);
+	free(hdr);
+	if (!r) {
+		w->written = 1;
+		w->hlen = len;
+	}
+	return r;
+}
+
+/* before the file's first byte (or at its end when it had none) */
+static int wrap_begin(struct lb_blob *b, struct wrap *w)
+{
+	if (!w || !w->hl || w->written)
+		return 0;
+	return wrap_put(b, w, w->announced ? w->size : 0, 0);
+}
+
+/* the file ended after len bytes: the header says so */
+static int wrap_end(struct lb_blob *b, struct wrap *w, uint64_t len)
+{
+	if (!w->hl)
+		return 0;
+	if (!w->written)
+		return wrap_put(b, w, len, 0); /* nothing after it yet: in order */
+	return w->hlen == len ? 0 : wrap_put(b, w, len, 1);
+}
+
 static int fetch_into(const char *url, struct lb_blob *b, struct lb_hash *h,
-		      uint64_t *got, char *err, size_t errsz);
+		      struct wrap *w, uint64_t *got, char *err, size_t errsz);
 
 /* an initrd file: read once into the initrd blob, hashed on its own too */
-static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
-		      uint8_t *buf)
+static int stage_file(struct lb_stage *st, const char *path,
+		      const struct lb_initrd_cpio *cpio, unsigned mask, uint8_t *buf)
 {
 	struct lb_stage_part *part = add_part(st, path, 1);
 	struct lb_hash h;
+	struct wrap w;
+	struct stat sb;
 	int fd, r;
 
 	if (!part)
 		return -E2BIG;
+	if ((r = wrap_init(&w, cpio, st)))
+		return r;
+	part->off += (uint64_t)w.hl; /* the file's own bytes, after the header */
 	if (mask && (r = lb_hash_init(&h, mask)))
 		return r;
 	if (lb_is_url(path)) {
-		if ((r = fetch_into(path, &st->initrd, mask ? &h : NULL, &part->len,
-				    st->neterr, sizeof(st->neterr))))
+		if ((r = fetch_into(path, &st->initrd, mask ? &h : NULL, &w, &part->len,
+				    st->neterr, sizeof(st->neterr))) ||
+		    (r = wrap_end(&st->initrd, &w, part->len)))
 			return r;
 		if (mask)
 			lb_hash_final(&h, &part->dig);
@@ -224,6 +314,10 @@ static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
 	}
 	if ((r = open_file(st->fs, path, &fd)))
 		return r;
+	if (w.hl && !fstat(fd, &sb)) {
+		w.announced = 1;
+		w.size = (uint64_t)sb.st_size;
+	}
 	for (;;) {
 		ssize_t n = read(fd, buf, CHUNK);
 
@@ -235,13 +329,16 @@ static int stage_file(struct lb_stage *st, const char *path, unsigned mask,
 		}
 		if (!n)
 			break;
-		if ((r = lb_blob_write(&st->initrd, buf, (size_t)n)))
+		if ((r = wrap_begin(&st->initrd, &w)) ||
+		    (r = lb_blob_write(&st->initrd, buf, (size_t)n)))
 			break;
 		if (mask)
 			lb_hash_update(&h, buf, (size_t)n);
 		part->len += (uint64_t)n;
 	}
 	close(fd);
+	if (!r)
+		r = wrap_end(&st->initrd, &w, part->len);
 	if (r)
 		return r;
 	if (mask)
@@ -268,8 +365,19 @@ int lb_is_url(const char *s)
 struct url_sink {
 	struct lb_blob *b;
 	struct lb_hash *h;      /* the piece's own digests, or NULL */
+	struct wrap *w;         /* a cpio header before it, or NULL */
 	uint64_t n;
 };
+
+static void url_size(void *arg, uint64_t size)
+{
+	struct url_sink *u = arg;
+
+	if (u->w) {
+		u->w->announced = 1;
+		u->w->size = size;
+	}
+}
 
 static int url_sink(void *arg, const void *data, size_t len, uint64_t off)
 {
@@ -277,7 +385,7 @@ static int url_sink(void *arg, const void *data, size_t len, uint64_t off)
 	int r;
 
 	(void)off; /* always in order (netio.h) */
-	if ((r = lb_blob_write(u->b, data, len)))
+	if ((r = wrap_begin(u->b, u->w)) || (r = lb_blob_write(u->b, data, len)))
 		return r;
 	if (u->h)
 		lb_hash_update(u->h, data, len);
@@ -307,11 +415,11 @@ static void url_progress(void *arg, uint64_t done, uint64_t total, uint64_t bps)
 
 /* fetch url onto the end of blob b (its piece hashed into h when given) */
 static int fetch_into(const char *url, struct lb_blob *b, struct lb_hash *h,
-		      uint64_t *got, char *err, size_t errsz)
+		      struct wrap *w, uint64_t *got, char *err, size_t errsz)
 {
 	struct lb_fetch_opts o = { 0 };
 	struct lb_fetch_result *res = malloc(sizeof(*res));
-	struct url_sink u = { .b = b, .h = h };
+	struct url_sink u = { .b = b, .h = h, .w = w };
 	int r, open = 0;
 
 	if (!res)
@@ -320,6 +428,7 @@ static int fetch_into(const char *url, struct lb_blob *b, struct lb_hash *h,
 		o = *fetch_base;
 	o.sink = url_sink;
 	o.sink_arg = &u;
+	o.size = url_size;
 	o.progress = url_progress;
 	o.progress_arg = &open;
 	o.max_size = b->cap;
@@ -372,6 +481,7 @@ int lb_kexec_fetch_small(const char *url, size_t max, char **buf, size_t *len,
 		o = *fetch_base;
 	o.sink = mem_sink;
 	o.sink_arg = &m;
+	o.size = NULL;
 	o.progress = NULL;
 	o.max_size = max;
 	r = lb_fetch(url, &o, res);
@@ -435,7 +545,7 @@ int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
 	/* the kernel file (or UKI), once: from the disk or the network */
 	if (lb_is_url(e->kernel)) {
 		if ((r = lb_blob_begin(&st->file, LB_KEXEC_MAX_UKI, mask)) ||
-		    (r = fetch_into(e->kernel, &st->file, NULL, NULL, st->neterr,
+		    (r = fetch_into(e->kernel, &st->file, NULL, NULL, NULL, st->neterr,
 				    sizeof(st->neterr))) ||
 		    (r = lb_blob_end(&st->file)))
 			return stage_fail(st, why, whysz, e->kernel, r,
@@ -491,13 +601,14 @@ int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
 		if (n_initrd && !(buf = malloc(CHUNK)))
 			return stage_fail(st, why, whysz, e->initrd[0], -ENOMEM, NULL);
 		for (size_t i = 0; i < n_initrd; i++)
-			if ((r = stage_file(st, e->initrd[i], mask, buf))) {
+			if ((r = stage_file(st, e->initrd[i], &e->initrd_cpio[i], mask, buf))) {
 				free(buf);
 				return stage_fail(st, why, whysz, e->initrd[i], r,
 						  st->neterr[0] ? st->neterr : NULL);
 			}
 		free(buf);
-		if ((r = lb_blob_end(&st->initrd)))
+		if ((r = lb_blob_end(&st->initrd)) ||
+		    (st->initrd.patched && (r = lb_blob_rehash(&st->initrd))))
 			return stage_fail(st, why, whysz, e->kernel, r, NULL);
 	}
 

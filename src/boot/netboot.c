@@ -380,14 +380,23 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 			    asprintf(&e->source, "%s:0", url) >= 0) {
 				r = 0;
 				for (size_t i = 0; !r && i < res.n_initrd; i++) {
-					if (res.initrd[i].cpio_name) {
-						snprintf(err, errsz, "iPXE script %s: initrd %s wrapped as %s: "
-							 "cpio wrapping is not supported", url,
-							 res.initrd[i].url, res.initrd[i].cpio_name);
-						r = -ENOTSUP;
-					} else {
-						r = lb_entry_add_initrd(e, res.initrd[i].url);
+					const struct lb_ipxe_initrd *rd = &res.initrd[i];
+					char why[160];
+
+					/* "initrd URL /etc/x.conf mode=0600": the stage
+					 * puts the cpio header before the file's bytes */
+					if ((r = lb_ipxe_cpio_check(rd, why, sizeof(why)))) {
+						snprintf(err, errsz, "iPXE script %s: initrd %s: %s",
+							 url, rd->url, why);
+						break;
 					}
+					if ((r = lb_entry_add_initrd(e, rd->url)) || !rd->cpio_name)
+						continue;
+					struct lb_initrd_cpio *w = &e->initrd_cpio[e->n_initrd - 1];
+					if (lb_setstr(&w->path, rd->cpio_name))
+						r = -ENOMEM;
+					w->mode = rd->mode & 07777;
+					w->mkdir = rd->mkdir;
 				}
 			}
 			if (r && e)

@@ -203,6 +203,9 @@ static int tftp_once(const struct lb_url *u, const char *file, const struct lb_t
 		}
 		enum lb_tftp_state before = t.state;
 		rc = lb_tftp_feed(&t, pkt, (size_t)k, &ev);
+		if (before == LB_TFTP_S_RRQ && t.state != LB_TFTP_S_RRQ && rc >= 0 &&
+		    t.have_tsize && o->size)
+			o->size(o->sink_arg, t.tsize);
 		if (ev.datalen && rc >= 0) {
 			int s = o->sink(o->sink_arg, ev.data, ev.datalen, ev.offset);
 			if (s < 0) {
@@ -503,6 +506,8 @@ static int http_once(const struct lb_url *u, const struct lb_fetch_opts *o,
 			}
 			lb_http_body_init(&b, r, o->max_size);
 			pr.total = r->content_length > 0 ? (uint64_t)r->content_length : 0;
+			if (r->content_length >= 0 && o->size)
+				o->size(o->sink_arg, (uint64_t)r->content_length);
 			deliver = 1;
 		}
 		while (!b.done && off < len) {

@@ -56,6 +56,11 @@ struct lb_fetch_opts {
 	/* Where the bytes go (offset: where they start; always in order). */
 	int (*sink)(void *arg, const void *data, size_t len, uint64_t offset);
 	void *sink_arg;
+	/* Called (with sink_arg) once, before the first byte reaches the
+	 * sink, when the server announces the size (HTTP Content-Length, TFTP
+	 * tsize); not called when it does not (chunked, no tsize). NULL: not
+	 * told. lb_fetch still fails when the bytes do not match it. */
+	void (*size)(void *arg, uint64_t size);
 	/* Called for files over 1 MiB (or of unknown size once past 1 MiB),
 	 * at most twice a second and once at the end; total 0: unknown. */
 	void (*progress)(void *arg, uint64_t done, uint64_t total, uint64_t bytes_per_s);

@@ -390,6 +390,23 @@ static int check_cmdline(const struct lb_verifier *v, const struct lb_entry *e,
 	return 0;
 }
 
+/* iPXE's cpio wrapping: the path and mode in the header the kernel gets
+ * come from the script, not from the file's signature or a manifest, so
+ * that script must have been checked (a menu edit does not change them) */
+static int check_wrap(const struct lb_entry *e, char *why, size_t whysz)
+{
+	for (size_t i = 0; i < e->n_initrd && i < LB_MAX_INITRDS; i++) {
+		if (!e->initrd_cpio[i].path)
+			continue;
+		if (!e->cfg_checked || !e->cfg_file)
+			return refuse(why, whysz, e->initrd[i],
+				      "its cpio path and mode come from a config file that was not checked");
+		if (e->cfg_rc)
+			return refuse(why, whysz, e->cfg_file, lb_sig_reason(e->cfg_rc));
+	}
+	return 0;
+}
+
 int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		    char *why, size_t whysz)
 {
@@ -416,9 +433,12 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		r = check_manifest(v, e, st, mpath, (const uint8_t *)mbuf, mlen,
 				   why, whysz, how, sizeof(how));
 		free(mbuf);
+		if (!r)
+			r = check_wrap(e, why, whysz);
 	} else if (!(r = check_kernel(v, e, st, why, whysz, khow, sizeof(khow))) &&
 		   !(r = check_parts(v, st, why, whysz)) &&
-		   !(r = check_cmdline(v, e, st, why, whysz))) {
+		   !(r = check_cmdline(v, e, st, why, whysz)) &&
+		   !(r = check_wrap(e, why, whysz))) {
 		snprintf(how, sizeof(how), "signatures (kernel: %s%s%s)", khow,
 			 st->is_uki && !st->cmdline_edited ? "" : "; command line: ",
 			 st->cmdline_edited ? "edited, allowed by the policy" :

@@ -60,8 +60,10 @@ void lb_entry_free(struct lb_entry *e)
 	free(e->sort_key);
 	free(e->machine_id);
 	free(e->kernel);
-	for (size_t i = 0; i < e->n_initrd; i++)
+	for (size_t i = 0; i < e->n_initrd; i++) {
 		free(e->initrd[i]);
+		free(e->initrd_cpio[i].path);
+	}
 	free(e->cmdline);
 	free(e->devicetree);
 	free(e->fs);

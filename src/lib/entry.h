@@ -24,6 +24,15 @@ struct lb_entry {
 	char *kernel;     /* path inside the filesystem `fs` */
 	char *initrd[LB_MAX_INITRDS]; /* paths inside `fs`, in order */
 	size_t n_initrd;
+	/* iPXE's "initrd URL /etc/x.conf mode=0600": initrd i is handed over
+	 * wrapped in newc cpio header(s) naming that path (src/lib/ipxe.h
+	 * lb_ipxe_cpio_header), built by the stage once the file's length is
+	 * known; path NULL: the file as is */
+	struct lb_initrd_cpio {
+		char *path;
+		unsigned mode;    /* permission bits, <= 07777 */
+		unsigned mkdir;   /* leading directories to create (UINT_MAX: all) */
+	} initrd_cpio[LB_MAX_INITRDS];
 	char *cmdline;    /* may be NULL (empty) */
 	char *devicetree; /* may be NULL */
 	char *fs;         /* uuid, label or root name of the filesystem with kernel */

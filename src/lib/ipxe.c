@@ -935,6 +935,39 @@ long lb_ipxe_cpio_header(const struct lb_ipxe_initrd *rd, size_t len,
 	return total;
 }
 
+int lb_ipxe_cpio_check(const struct lb_ipxe_initrd *rd, char *err, size_t errsz)
+{
+	const char *m;
+	size_t l;
+	long n;
+
+	if (!rd->cpio_name)
+		return 0;
+	if (rd->mode_bad) {
+		m = rd->cpio_args ? strstr(rd->cpio_args, "mode=") : NULL;
+		l = m ? strcspn(m, " \t") : 0;
+		snprintf(err, errsz, "%.*s: not a file mode (octal, at most 07777)",
+			 m ? (int)(l > 64 ? 64 : l) : 4, m ? m : "mode");
+		return -EINVAL;
+	}
+	n = lb_ipxe_cpio_header(rd, 0, NULL, 0);
+	if (n > LB_IPXE_CPIO_MAX_HEADER) {
+		snprintf(err, errsz, "cpio headers of %ld bytes for %.64s: at most %u",
+			 n, rd->cpio_name, LB_IPXE_CPIO_MAX_HEADER);
+		return -ENAMETOOLONG;
+	}
+	if (n == -ENAMETOOLONG) {
+		snprintf(err, errsz, "cpio path of %zu bytes: at most 4096 fit",
+			 strcspn(rd->cpio_name, " "));
+		return (int)n;
+	}
+	if (n < 0) {
+		snprintf(err, errsz, "cpio path %.64s: %s", rd->cpio_name, strerror((int)-n));
+		return (int)n;
+	}
+	return 0;
+}
+
 /* ---- images ---------------------------------------------------------------- */
 
 static void image_free(struct image *im)
@@ -1166,13 +1199,20 @@ static int set_result_image(struct st *s, enum lb_ipxe_action act,
 		if (im->cmdline && *im->cmdline) {
 			const char *c = im->cmdline, *m;
 			size_t l = strcspn(c, " ");
-			if (!(d->cpio_name = xstrndup(c, l)))
+			if (!(d->cpio_name = xstrndup(c, l)) ||
+			    !(d->cpio_args = xstrdup(c)))
 				return -ENOMEM;
 			/* iPXE's image_argument: "key" at the start or after
 			 * whitespace */
 			for (m = c; (m = strstr(m, "mode=")); m += 5) {
 				if (m == c || is_space((unsigned char)m[-1])) {
-					d->mode = (unsigned)strtoul(m + 5, NULL, 8);
+					char *end;
+					unsigned long v = strtoul(m + 5, &end, 8);
+					d->mode = (unsigned)v;
+					/* iPXE takes what strtoul makes of it */
+					d->mode_bad = end == m + 5 || !(m[5] >= '0' && m[5] <= '7') ||
+						      (*end && !is_space((unsigned char)*end)) ||
+						      v > 07777;
 					break;
 				}
 			}
@@ -2075,6 +2115,7 @@ void lb_ipxe_result_free(struct lb_ipxe_result *r)
 		free(r->initrd[i].url);
 		free(r->initrd[i].name);
 		free(r->initrd[i].cpio_name);
+		free(r->initrd[i].cpio_args);
 	}
 	free(r->initrd);
 	free(r->error);

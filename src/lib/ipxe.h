@@ -143,6 +143,10 @@ struct lb_ipxe_initrd {
 	char *cpio_name;  /* wrap in a newc cpio entry at this path; NULL: no */
 	unsigned mode;    /* file mode for the cpio entry (0644 default) */
 	unsigned mkdir;   /* parent directory levels to create (mkdir=) */
+	char *cpio_args;  /* the image's arguments as written ("/etc/x mode=0600") */
+	int mode_bad;     /* mode= is not octal digits up to 07777 ending at a
+			     space or the end (iPXE takes what strtoul makes
+			     of it; lboot refuses: lb_ipxe_cpio_check) */
 };
 
 struct lb_ipxe_result {
@@ -186,5 +190,17 @@ char *lb_ipxe_resolve(const char *base, const char *ref);
  * negative errno. */
 long lb_ipxe_cpio_header(const struct lb_ipxe_initrd *rd, size_t len,
 			 unsigned char *out, size_t size);
+
+/* The most header bytes (mkdir= makes one header per directory level)
+ * lboot puts before one file. */
+#define LB_IPXE_CPIO_MAX_HEADER (64u << 10)
+
+/* Can rd be handed over wrapped (the boot flow asks before it makes the
+ * entry)? 0 (also when there is no wrapping), or -EINVAL (a bad mode=) /
+ * -ENAMETOOLONG (a path the header cannot hold: over 4096 bytes, or
+ * headers over LB_IPXE_CPIO_MAX_HEADER) with one line in err.
+ * The header's size does not depend on the file's length, only its
+ * c_filesize field does. */
+int lb_ipxe_cpio_check(const struct lb_ipxe_initrd *rd, char *err, size_t errsz);
 
 #endif

@@ -7,11 +7,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -115,6 +117,137 @@ static void dump_handover(void)
 	dprintf(1, "lboot-target: fb: %s\n", n ? b : "none");
 }
 
+/* "lboot-test.files" on the command line (tests/e2e/netboot-ipxe-cpio.sh):
+ * every regular file the initrds put in the root but /init (path, mode,
+ * owner, mtime, the first 64 bytes with non-printables as '.'), then the
+ * size of the initrd buffer the boot loader handed over (boot_params
+ * hdr.ramdisk_size, /sys/kernel/boot_params/data at 0x21c) */
+static void walk(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[512], b[65];
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name);
+		if (!strcmp(p, "/proc") || !strcmp(p, "/sys") || !strcmp(p, "/dev") ||
+		    !strcmp(p, "/init") || lstat(p, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			walk(p);
+		} else if (S_ISREG(st.st_mode)) {
+			int fd = open(p, O_RDONLY | O_CLOEXEC);
+			ssize_t n = fd < 0 ? 0 : read(fd, b, 64);
+
+			if (fd >= 0)
+				close(fd);
+			if (n < 0)
+				n = 0;
+			for (ssize_t i = 0; i < n; i++)
+				if (b[i] < 0x21 || b[i] > 0x7e)
+					b[i] = '.';
+			b[n] = 0;
+			dprintf(1, "lboot-target: file: %s %04o %u:%u %lld %s\n", p,
+				(unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+				(unsigned)st.st_gid, (long long)st.st_mtime, b);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* With retain_initrd the initrd's memory is kept: read it back through
+ * /proc/kcore (its RAM segments carry physical addresses) and print its
+ * FNV-1a 64, the FNV-1a 64 of its non-zero bytes (the kernel skips zeros
+ * between archives: a boot loader may leave gaps) and its first 16 bytes,
+ * so a test can compare the bytes two boot loaders handed over. */
+static void dump_initrd_bytes(uint64_t addr, uint64_t size)
+{
+	unsigned char eh[64], ph[56], buf[4096];
+	uint64_t h = 0xcbf29ce484222325ull, nz = h, done = 0;
+	char head[40] = "";
+	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh, "\177ELF", 4) || eh[4] != 2) {
+		dprintf(1, "lboot-target: initrd-bytes: no /proc/kcore\n");
+		goto out;
+	}
+	uint64_t phoff; uint16_t phnum, phentsize;
+	memcpy(&phoff, eh + 32, 8);
+	memcpy(&phentsize, eh + 54, 2);
+	memcpy(&phnum, eh + 56, 2);
+	for (unsigned i = 0; i < phnum; i++) {
+		uint64_t off, paddr, filesz;
+		uint32_t type;
+
+		if (pread(fd, ph, sizeof(ph), (off_t)(phoff + (uint64_t)i * phentsize)) != (ssize_t)sizeof(ph))
+			break;
+		memcpy(&type, ph, 4);
+		memcpy(&off, ph + 8, 8);
+		memcpy(&paddr, ph + 24, 8);
+		memcpy(&filesz, ph + 32, 8);
+		if (type != 1 || paddr == ~0ull || addr < paddr || addr - paddr > filesz ||
+		    size > filesz - (addr - paddr))
+			continue;
+		while (done < size) {
+			size_t n = size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
+			if (pread(fd, buf, n, (off_t)(off + (addr - paddr) + done)) != (ssize_t)n)
+				break;
+			if (!done)
+				for (int j = 0; j < 16 && (size_t)j < n; j++)
+					snprintf(head + 2 * j, 3, "%02x", buf[j]);
+			for (size_t j = 0; j < n; j++) {
+				h = (h ^ buf[j]) * 0x100000001b3ull;
+				if (buf[j])
+					nz = (nz ^ buf[j]) * 0x100000001b3ull;
+			}
+			done += n;
+		}
+		break;
+	}
+	if (done == size)
+		dprintf(1, "lboot-target: initrd-bytes: fnv1a64 %016llx nonzero %016llx head %s\n",
+			(unsigned long long)h, (unsigned long long)nz, head);
+	else
+		dprintf(1, "lboot-target: initrd-bytes: not found in /proc/kcore\n");
+out:
+	if (fd >= 0)
+		close(fd);
+}
+
+static void dump_files(void)
+{
+	unsigned char bp[0x220];
+	int fd;
+
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	walk("/");
+	fd = open("/sys/kernel/boot_params/data", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && read(fd, bp, sizeof(bp)) == (ssize_t)sizeof(bp)) {
+		uint64_t addr = le32(bp + 0x218) | (uint64_t)le32(bp + 0xc0) << 32;
+		uint64_t size = le32(bp + 0x21c) | (uint64_t)le32(bp + 0xc4) << 32;
+
+		dprintf(1, "lboot-target: initrd-size: %llu\n", (unsigned long long)size);
+		if (strstr(buf_cmdline, "retain_initrd"))
+			dump_initrd_bytes(addr, size);
+	} else {
+		dprintf(1, "lboot-target: initrd-size: unknown\n");
+	}
+	if (fd >= 0)
+		close(fd);
+	dprintf(1, "lboot-target: files-end\n");
+}
+
 int main(void)
 {
 	char buf[4096];
@@ -153,6 +286,8 @@ int main(void)
 	}
 	if (strstr(buf_cmdline, "lboot-test.acpi"))
 		dump_handover();
+	if (strstr(buf_cmdline, "lboot-test.files"))
+		dump_files();
 	dprintf(1, "lboot-target: powering off\n");
 	sync();
 	reboot(RB_POWER_OFF);

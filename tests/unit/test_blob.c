@@ -168,6 +168,33 @@ int main(void)
 		lb_blob_free(&b);
 		lb_blob_free(&s);
 	}
+	TEST("blob/patch-in-place-then-rehash") {
+		struct lb_blob b;
+		struct lb_digests d;
+		unsigned pm = LB_HASH_BIT(LB_SHA256) | LB_HASH_BIT(LB_SHA1);
+		char got[16];
+
+		CHECK_INT(lb_blob_begin(&b, 1 << 20, pm), 0);
+		CHECK_INT(lb_blob_write(&b, "0000-payload", 12), 0);
+		/* only inside what was written, only before the end */
+		CHECK_INT(lb_blob_patch(&b, 10, "xyz", 3), -EINVAL);
+		CHECK_INT(lb_blob_patch(&b, 13, "", 0), -EINVAL);
+		CHECK_INT(lb_blob_patch(&b, 0, "HDR!", 4), 0);
+		CHECK(b.patched);
+		CHECK_INT(lb_blob_end(&b), 0);
+		CHECK_INT(lb_blob_patch(&b, 0, "X", 1), -EBADF);
+		CHECK_INT(pread(b.fd, got, sizeof(got), 0), 12);
+		CHECK(!memcmp(got, "HDR!-payload", 12));
+		/* the streamed digests saw "0000": stale until rehashed */
+		lb_hash_buf(pm, "HDR!-payload", 12, &d);
+		CHECK(memcmp(b.dig.d[LB_SHA256], d.d[LB_SHA256], 32) != 0);
+		CHECK_INT(lb_blob_rehash(&b), 0);
+		CHECK(!b.patched);
+		CHECK_INT(b.dig.mask, pm);
+		CHECK(!memcmp(b.dig.d[LB_SHA256], d.d[LB_SHA256], 32));
+		CHECK(!memcmp(b.dig.d[LB_SHA1], d.d[LB_SHA1], 20));
+		lb_blob_free(&b);
+	}
 	TEST("blob/empty") {
 		struct lb_blob b;
 		const uint8_t *m = NULL;

@@ -120,6 +120,56 @@ static pid_t short_http(unsigned *port)
 	return pid;
 }
 
+/* an HTTP server on 127.0.0.1 that answers n requests with body, with a
+ * Content-Length or (chunked) without; its pid returned */
+static pid_t body_http(unsigned *port, const char *body, size_t len, int chunked, int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	pid_t pid;
+
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || listen(s, 4) ||
+	    getsockname(s, (struct sockaddr *)&a, &al))
+		return -1;
+	*port = ntohs(a.sin_port);
+	if ((pid = fork()) == 0) {
+		char req[4096], h[160];
+
+		for (int i = 0; i < n; i++) {
+			int c = accept(s, NULL, NULL);
+
+			if (c < 0)
+				_exit(1);
+			(void)!read(c, req, sizeof(req));
+			if (chunked) {
+				snprintf(h, sizeof(h), "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+					 "Connection: close\r\n\r\n%zx\r\n", len);
+				(void)!write(c, h, strlen(h));
+				(void)!write(c, body, len);
+				(void)!write(c, "\r\n0\r\n\r\n", 7);
+			} else {
+				snprintf(h, sizeof(h), "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
+					 "Connection: close\r\n\r\n", len);
+				(void)!write(c, h, strlen(h));
+				(void)!write(c, body, len);
+			}
+			close(c);
+		}
+		_exit(0);
+	}
+	close(s);
+	return pid;
+}
+
+/* the newc header iPXE puts before "abc" wrapped as /etc/x.conf mode=0600
+ * (src/core/cpio.c: every field 8 hex digits, mode 0100600, nlink 1, size
+ * 3, namesize 12; name, NUL, zeros to 4 bytes: 124 bytes) */
+static const char x_conf_hdr[] =
+	"070701" "00000000" "00008180" "00000000" "00000000" "00000001" "00000000"
+	"00000003" "00000000" "00000000" "00000000" "00000000" "0000000c" "00000000"
+	"/etc/x.conf\0\0\0";
+
 int main(void)
 {
 	snprintf(tmpd, sizeof(tmpd), "/tmp/lboot-test-boot.XXXXXX");
@@ -364,6 +414,94 @@ int main(void)
 		CHECK_STR(why, "/boot/nope: no such file (ENOENT)");
 		CHECK_INT(st.file.fd, -1);
 		CHECK_INT(st.initrd.fd, -1);
+	}
+
+	TEST("stage: an iPXE cpio-wrapped initrd gets its newc header before its bytes, as iPXE lays it out") {
+		struct lb_entry e = { .title = "T", .kernel = "/boot/vmlinuz", .fs = "1234-ABCD",
+				      .initrd = { "/boot/i1", "/boot/i2", "/boot/i3" }, .n_initrd = 3 };
+		unsigned mask = LB_HASH_BIT(LB_SHA256) | LB_HASH_BIT(LB_BLAKE2B);
+		uint8_t want[140], got[400];
+		char why[256] = "", url[64];
+		struct lb_digests d;
+		struct lb_stage st;
+		size_t hl = sizeof(x_conf_hdr) - 1;
+
+		CHECK_INT(hl, 124);
+		/* "12345", 3 zeros, header, "abc", 1 zero, "wxyz" */
+		memset(want, 0, sizeof(want));
+		memcpy(want, "12345", 5);
+		memcpy(want + 8, x_conf_hdr, hl);
+		memcpy(want + 132, "abc", 3);
+		memcpy(want + 136, "wxyz", 4);
+		e.initrd_cpio[1].path = "/etc/x.conf";
+		e.initrd_cpio[1].mode = 0600;
+		CHECK_INT(lb_kexec_stage(&set, &e, NULL, mask, &st, why, sizeof(why)), 0);
+		CHECK_INT(st.initrd.size, 140);
+		CHECK_INT(pread(st.initrd.fd, got, sizeof(got), 0), 140);
+		CHECK(!memcmp(got, want, 140));
+		/* the piece (what its signature covers) is the file's own bytes */
+		CHECK_INT(st.part[1].off, 132);
+		CHECK_INT(st.part[1].len, 3);
+		lb_hash_buf(mask, "abc", 3, &d);
+		CHECK(!memcmp(st.part[1].dig.d[LB_SHA256], d.d[LB_SHA256], 32));
+		CHECK(!memcmp(st.part[1].dig.d[LB_BLAKE2B], d.d[LB_BLAKE2B], 64));
+		/* the initrd's digest (PCR 9) is over the buffer the kernel gets */
+		lb_hash_buf(mask, want, 140, &d);
+		CHECK(!memcmp(st.initrd.dig.d[LB_SHA256], d.d[LB_SHA256], 32));
+		CHECK(!st.initrd.patched);
+		lb_stage_free(&st);
+
+		/* over HTTP, with and without Content-Length (chunked): the same
+		 * bytes and digests; without, the header is patched in place */
+		for (int chunked = 0; chunked < 2; chunked++) {
+			unsigned port = 0;
+			pid_t pid = body_http(&port, "abc", 3, chunked, 1);
+
+			CHECK(pid > 0);
+			if (pid <= 0)
+				break;
+			snprintf(url, sizeof(url), "http://127.0.0.1:%u/x.conf", port);
+			e.initrd[1] = url;
+			CHECK_INT(lb_kexec_stage(&set, &e, NULL, mask, &st, why, sizeof(why)), 0);
+			waitpid(pid, NULL, 0);
+			CHECK_INT(st.initrd.size, 140);
+			memset(got, 0xee, sizeof(got));
+			CHECK_INT(pread(st.initrd.fd, got, sizeof(got), 0), 140);
+			CHECK(!memcmp(got, want, 140));
+			CHECK(!memcmp(st.initrd.dig.d[LB_SHA256], d.d[LB_SHA256], 32));
+			CHECK(!memcmp(st.initrd.dig.d[LB_BLAKE2B], d.d[LB_BLAKE2B], 64));
+			CHECK_INT(st.part[1].off, 132);
+			CHECK(pwrite(st.initrd.fd, "X", 1, 8) < 0 && errno == EPERM);
+			lb_stage_free(&st);
+		}
+		e.initrd[1] = "/boot/i2";
+
+		/* mkdir=-1: one header per directory level, then the file */
+		e.initrd_cpio[1].path = "/a/b/c";
+		e.initrd_cpio[1].mode = 0644;
+		e.initrd_cpio[1].mkdir = UINT_MAX;
+		CHECK_INT(lb_kexec_stage(&set, &e, NULL, 0, &st, why, sizeof(why)), 0);
+		/* "/a": 110 + 2 + NUL -> 116; "/a/b": 116; "/a/b/c": 120 */
+		CHECK_INT(pread(st.initrd.fd, got, sizeof(got), 0), 8 + 116 + 116 + 120 + 3 + 1 + 4);
+		CHECK(!memcmp(got + 8 + 14, "000041ed", 8) && !memcmp(got + 8 + 110, "/a\0", 3));
+		CHECK(!memcmp(got + 124 + 14, "000041ed", 8) && !memcmp(got + 124 + 110, "/a/b\0", 5));
+		CHECK(!memcmp(got + 240 + 14, "000081a4", 8) && !memcmp(got + 240 + 54, "00000003", 8) &&
+		      !memcmp(got + 240 + 110, "/a/b/c\0", 7));
+		CHECK(!memcmp(got + 360, "abc\0wxyz", 8));
+		CHECK_INT(st.part[1].off, 360);
+		lb_stage_free(&st);
+
+		/* a path the header cannot hold: one line naming the file */
+		{
+			static char longp[5000];
+			memset(longp, 'p', sizeof(longp) - 1);
+			longp[0] = '/';
+			e.initrd_cpio[1].path = longp;
+			CHECK_INT(lb_kexec_stage(&set, &e, NULL, mask, &st, why, sizeof(why)), -ENAMETOOLONG);
+			CHECK_STR(why, "/boot/i2: cpio path of 4999 bytes: at most 4096 fit");
+			CHECK_INT(st.initrd.fd, -1);
+		}
+		e.initrd_cpio[1].path = NULL;
 	}
 
 	TEST("a download cut short: the error names its URL once, after the progress line") {

@@ -1,6 +1,7 @@
 /* iPXE script interpreter: real scripts (tests/files/ipxe/) and the
  * language's corner cases, checked against iPXE's own semantics. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -707,6 +708,63 @@ static void test_cpio(void)
 	}
 }
 
+/* what the boot flow refuses to wrap: one line each (lb_ipxe_cpio_check) */
+static void test_cpio_check(void)
+{
+	static const struct { const char *args; int rc; const char *err; } chk[] = {
+		{ "/etc/x.conf mode=0600", 0, "" },
+		{ "/etc/x.conf", 0, "" },
+		{ "/etc/x.conf mode=7777", 0, "" },
+		{ "/etc/x.conf mode=0x9", -EINVAL, "mode=0x9: not a file mode (octal, at most 07777)" },
+		{ "/etc/x.conf mode=8", -EINVAL, "mode=8: not a file mode (octal, at most 07777)" },
+		{ "/etc/x.conf mode=", -EINVAL, "mode=: not a file mode (octal, at most 07777)" },
+		{ "/etc/x.conf mode=010000", -EINVAL, "mode=010000: not a file mode (octal, at most 07777)" },
+		{ "/etc/x.conf mode=-1", -EINVAL, "mode=-1: not a file mode (octal, at most 07777)" },
+		{ "/etc/x.conf mode=0600x", -EINVAL, "mode=0600x: not a file mode (octal, at most 07777)" },
+	};
+	for (size_t i = 0; i < sizeof(chk) / sizeof(chk[0]); i++) {
+		TEST(chk[i].args) {
+			struct host h = { .files = NULL };
+			struct lb_ipxe_host x = mkhost(&h);
+			struct lb_ipxe_result r;
+			char s[256], err[160] = "";
+
+			x.fetch = NULL;
+			snprintf(s, sizeof(s), "#!ipxe\ninitrd cfg %s\nkernel k\nboot\n", chk[i].args);
+			CHECK_INT(lb_ipxe_run(&x, "http://s/x.ipxe", s, strlen(s), &r), 0);
+			CHECK_INT(r.n_initrd, 1);
+			if (r.n_initrd == 1) {
+				CHECK_INT(lb_ipxe_cpio_check(&r.initrd[0], err, sizeof(err)), chk[i].rc);
+				CHECK_STR(err, chk[i].err);
+				CHECK_STR(r.initrd[0].cpio_args, chk[i].args);
+			}
+			lb_ipxe_result_free(&r);
+		}
+	}
+	TEST("cpio-check-long-path") {
+		static char name[4200];
+		struct lb_ipxe_initrd rd = { .cpio_name = name, .mode = 0644 };
+		char err[160] = "";
+
+		memset(name, 'n', sizeof(name) - 1);
+		name[0] = '/';
+		name[4097] = 0;
+		CHECK_INT(lb_ipxe_cpio_check(&rd, err, sizeof(err)), -ENAMETOOLONG);
+		CHECK_STR(err, "cpio path of 4097 bytes: at most 4096 fit");
+		name[4096] = 0;
+		CHECK_INT(lb_ipxe_cpio_check(&rd, err, sizeof(err)), 0);
+		/* mkdir=-1 over 700 levels: headers past the cap */
+		for (size_t i = 0; i + 2 < 1500; i += 2)
+			memcpy(name + i, "/d", 2);
+		name[1500] = 0;
+		rd.mkdir = UINT_MAX;
+		CHECK_INT(lb_ipxe_cpio_check(&rd, err, sizeof(err)), -ENAMETOOLONG);
+		CHECK(!strncmp(err, "cpio headers of ", 16) && strstr(err, ": at most 65536"));
+		rd.cpio_name = NULL;
+		CHECK_INT(lb_ipxe_cpio_check(&rd, err, sizeof(err)), 0);
+	}
+}
+
 /* ---- URIs, no fetch callback, caps ----------------------------------------- */
 
 static void test_misc(void)
@@ -850,6 +908,7 @@ int main(void)
 	test_fleet();
 	test_flatcar();
 	test_cpio();
+	test_cpio_check();
 	test_misc();
 	return t_done();
 }

@@ -125,6 +125,10 @@ static void write_policy(const char *text)
 	putstr("etc/lboot/policy", text);
 }
 
+/* When set, the entry's first initrd is wrapped as iPXE's "initrd URL
+ * PATH" would (the path and mode come from the entry's config) */
+static const char *wrap_path;
+
 /* Scan fs with the verifier's config check, then dry-run kexec entry `id`
  * with the verification: the result, and why. */
 static int try_id(struct lb_verifier *v, const char *id, const char *cmdline,
@@ -152,6 +156,10 @@ static int try_id(struct lb_verifier *v, const char *id, const char *cmdline,
 			.check = lb_verify_stage, .check_arg = v,
 		};
 		why[0] = 0;
+		if (wrap_path && l.v[i].n_initrd) {
+			lb_setstr(&l.v[i].initrd_cpio[0].path, wrap_path);
+			l.v[i].initrd_cpio[0].mode = 0600;
+		}
 		r = lb_kexec_load(&rq, why, whysz);
 	}
 	lb_entries_free(&l);
@@ -353,6 +361,30 @@ int main(void)
 		CHECK_STR(why, "/loader/entries/unsigned.manifest: expired (2100-01-01T00:00:00Z)");
 		free(log);
 		pol.time_floor = 0;
+		/* a cpio-wrapped initrd: the manifest covers the file's bytes,
+		 * not the path and mode its header gives it, which come from
+		 * the (here unsigned) config: refused */
+		wrap_path = "/etc/x.conf";
+		CHECK_INT(try_id(&v, "unsigned", NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/loader/entries/unsigned.conf on /dev/vdt1: no signature");
+		free(log);
+		wrap_path = NULL;
+	}
+	TEST("enforce: a cpio-wrapped initrd: its signature covers its own bytes, the header comes from the signed config") {
+		wrap_path = "/etc/x.conf";
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "lboot: verified 'good': kernel, 1 initrd and command line by signatures") != NULL);
+		free(log);
+		/* an edit the policy allows does not make an unsigned config's
+		 * wrapping acceptable */
+		pol.allow_edit = 1;
+		CHECK_INT(try_id(&v, "unsigned", "root=/dev/y", why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/loader/entries/unsigned.conf on /dev/vdt1: no signature");
+		free(log);
+		wrap_path = NULL;
+		CHECK_INT(try_id(&v, "unsigned", "root=/dev/y", why, sizeof(why), &log), 0);
+		free(log);
+		pol.allow_edit = 0;
 	}
 	TEST("warn: boots with the line; off: nothing checked") {
 		pol.mode = LB_VERIFY_WARN;
