@@ -187,7 +187,16 @@ static int open_console(const char *name)
 			return -errno;
 	}
 	fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	/* a port without hardware (an 8250 that probed as unknown) opens but
+	 * fails every write: an empty write says so */
+	if (write(fd, "", 0) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
 }
 
 static void cloexec_pipe(int p[2], int nonblock_read)
@@ -203,7 +212,7 @@ static void cloexec_pipe(int p[2], int nonblock_read)
 static void bad_lines(FILE *log, const char **bad, const int *err, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		fprintf(log, "lboot: console %s: cannot open /dev/%s: %s: going on without it\n",
+		fprintf(log, "lboot: console %s: cannot use /dev/%s: %s: going on without it\n",
 			bad[i], bad[i], strerror(err[i]));
 	fflush(log);
 }

@@ -103,9 +103,9 @@ if ! expect 'lboot: consoles: ' 30; then
 fi
 active=$(tr -d '\r' <"$T/serial.log" | grep -Eo 'lboot: consoles: [^(]*' | head -1)
 log "$active"
-if expect 'lboot: console ttyS2: cannot open /dev/ttyS2: .*: going on without it' 10; then
+if expect 'lboot: console ttyS2: cannot use /dev/ttyS2: .*: going on without it' 10; then
 	ok "the unusable console is named once, with the reason"
-	n=$(tr -d '\r' <"$T/serial.log" | grep -c 'console ttyS2: cannot open')
+	n=$(tr -d '\r' <"$T/serial.log" | grep -c 'console ttyS2: cannot use')
 	[ "$n" = 1 ] && ok "named once ($n)" || not_ok "named once ($n)"
 else
 	not_ok "the unusable console is named once, with the reason"
