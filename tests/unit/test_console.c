@@ -13,8 +13,8 @@
 
 /* run the menu on three entries (default: the first) over two input pipes
  * with keys a / b written first; close_a: console a hangs up */
-static int menu2(const char *a, const char *b, int close_a, int close_b,
-		 struct lb_menu_result *res, char *shown, size_t cap)
+static int menu2t(const char *a, const char *b, int close_a, int close_b, int timeout,
+		  struct lb_menu_result *res, char *shown, size_t cap)
 {
 	static const char *const titles[] = { "one", "two", "three" };
 	struct lb_entries l = LB_ENTRIES_INIT;
@@ -47,7 +47,7 @@ static int menu2(const char *a, const char *b, int close_a, int close_b,
 	int ins[2] = { pa[0], pb[0] };
 	struct lb_menu m = { .in = -1, .out = po[1], .shell = "/nonexistent",
 			     .ins = ins, .n_ins = 2 };
-	r = lb_menu_run(&m, &l, &set, -1, res);
+	r = lb_menu_run(&m, &l, &set, timeout, res);
 	n = read(po[0], shown, cap - 1);
 	shown[n > 0 ? n : 0] = 0;
 out:
@@ -61,6 +61,12 @@ out:
 	close(po[1]);
 	lb_entries_free(&l);
 	return r;
+}
+
+static int menu2(const char *a, const char *b, int close_a, int close_b,
+		 struct lb_menu_result *res, char *shown, size_t cap)
+{
+	return menu2t(a, b, close_a, close_b, -1, res, shown, cap);
 }
 
 int main(void)
@@ -153,6 +159,34 @@ int main(void)
 		} else {
 			CHECK(0);
 		}
+	}
+	TEST("console: nobody at either console") {
+		char shown[16384];
+		struct lb_menu_result res;
+
+		/* noise on both (a cut sequence on one, a cursor report and an
+		 * XON on the other) does not stop the countdown */
+		if (menu2t("\x1b[", "\x1b[24;80R\x11", 0, 0, 1, &res, shown, sizeof(shown)) == 0) {
+			CHECK_INT(res.action, LB_MENU_AUTO);
+			CHECK_INT(res.noise, 2 + 8 + 1);
+			CHECK(strstr(shown, "11 bytes on the console ignored") != NULL);
+		} else {
+			CHECK(0);
+		}
+		/* a key on the second stops it; Down moves from the default */
+		if (menu2t("\x13", "\x1b[B\r", 0, 0, 5, &res, shown, sizeof(shown)) == 0) {
+			CHECK_INT(res.action, LB_MENU_BOOT);
+			CHECK(res.index == 1);
+			CHECK_INT(res.noise, 1);
+			CHECK(res.last_key_ms > 0);
+		} else {
+			CHECK(0);
+		}
+		/* both closed during the countdown: as good as it expiring */
+		if (menu2t("", "", 1, 1, 5, &res, shown, sizeof(shown)) == 0)
+			CHECK_INT(res.action, LB_MENU_AUTO);
+		else
+			CHECK(0);
 	}
 	return t_done();
 }
