@@ -6,7 +6,8 @@
 # the second entry. (Two 8250 ports cannot both be consoles: Linux
 # registers one console per driver, so the second console here is hvc0.)
 # A console the kernel lists but that cannot be used (ttyS2: no UART at
-# 0x3E8 in this machine) is named once and the others go on.
+# 0x3E8 in this machine) is named once and the others go on. The shell
+# (BusyBox initramfs) runs on the console it was asked from.
 . "$(dirname "$0")/lib.sh"
 e2e_init console-multi
 target_os
@@ -20,7 +21,7 @@ qemu_start2() {
 		-monitor none -serial "pipe:$T/serial" -nic none \
 		-chardev "pipe,id=hv,path=$T/s1" -device virtio-serial-pci \
 		-device virtconsole,chardev=hv \
-		-machine q35 -kernel "$OUT/bzImage" -initrd "$OUT/initramfs.cpio.xz" \
+		-machine q35 -kernel "$OUT/bzImage" -initrd "${OUT_INITRD:-$OUT/initramfs.cpio.xz}" \
 		-append "$CONSOLES panic=-1 $E2E_APPEND" "$@" >"$T/qemu.log" 2>&1 &
 	QEMU_PID=$!
 	cat "$T/serial.out" >"$T/serial.log" &
@@ -123,4 +124,37 @@ send1 '\033[B\r'
 expect 'lboot-target: cmdline: .*lboot-test=multi-second' 240 &&
 	ok "unusable console: keys from hvc0 boot the second entry" ||
 	not_ok "unusable console: keys from hvc0 boot the second entry"
+qemu_stop2
+cp "$T/serial.log" "$T/case2-ttyS0.log"; cp "$T/s1.log" "$T/case2-hvc0.log"
+
+# 3: 's' typed on hvc0 runs the shell there (its own terminal), not on
+# /dev/console; the menu comes back on both
+if [ -x /bin/busybox ] && "$OUT/lboot" mkinitramfs -o "$T/initramfs-bb.cpio.xz" \
+	--init "$OUT/lboot-target" --busybox >/dev/null 2>&1; then
+	CONSOLES="console=hvc0 console=ttyS0,115200"
+	E2E_APPEND="lboot.timeout=60" OUT_INITRD=$T/initramfs-bb.cpio.xz \
+		qemu_start2 -drive "file=$T/disk.img,format=raw,if=virtio"
+	expect1 "booting 'first entry' in [0-9]+ s" 120 || true
+	send1 ' '
+	expect1 'lboot> ' 20 || true
+	send1 's'
+	expect1 'lboot: starting /bin/sh on /dev/hvc0' 20 && ok "shell: started on hvc0, said on hvc0" ||
+		not_ok "shell: started on hvc0, said on hvc0"
+	expect 'lboot: starting /bin/sh on /dev/hvc0' 5 && ok "shell: said on ttyS0 too" ||
+		not_ok "shell: said on ttyS0 too"
+	sleep 2
+	send1 'echo "shell-tty=$(tty)"\r'
+	expect1 '^shell-tty=/dev/hvc0' 30 && ok "shell: its terminal is hvc0" || not_ok "shell: its terminal is hvc0"
+	expect_not 'shell-tty=' && ok "shell: its output not on ttyS0" || not_ok "shell: its output not on ttyS0"
+	send1 'exit\r'
+	expect 'lboot: shell exited, back to the menu' 20 && ok "shell: back to the menu (ttyS0)" ||
+		not_ok "shell: back to the menu (ttyS0)"
+	sleep 1
+	send '2\r'
+	expect 'lboot-target: cmdline: .*lboot-test=multi-second' 240 &&
+		ok "shell: then keys from ttyS0 boot the second entry" ||
+		not_ok "shell: then keys from ttyS0 boot the second entry"
+else
+	skip "shell on the console it was asked from" "no /bin/busybox (apt-get install busybox-static) or mkinitramfs --busybox failed"
+fi
 e2e_done
