@@ -6,8 +6,10 @@
 # the second entry. (Two 8250 ports cannot both be consoles: Linux
 # registers one console per driver, so the second console here is hvc0.)
 # A console the kernel lists but that cannot be used (ttyS2: no UART at
-# 0x3E8 in this machine) is named once and the others go on. The shell
-# (BusyBox initramfs) runs on the console it was asked from.
+# 0x3E8 in this machine) is named once and the others go on: the VGA
+# console tty0 shows the menu (its text memory, read through the QEMU
+# monitor) and its keyboard's Down (QEMU sendkey) moves the selection. The
+# shell (BusyBox initramfs) runs on the console it was asked from.
 . "$(dirname "$0")/lib.sh"
 e2e_init console-multi
 target_os
@@ -15,10 +17,10 @@ target_os
 # ttyS0 ($T/serial*: what expect/send use) and the virtio console hvc0
 # ($T/s1*: expect1/send1)
 qemu_start2() {
-	rm -f "$T"/serial.{in,out,log} "$T"/s1.{in,out,log}
-	mkfifo "$T/serial.in" "$T/serial.out" "$T/s1.in" "$T/s1.out"
+	rm -f "$T"/serial.{in,out,log} "$T"/s1.{in,out,log} "$T"/mon.{in,out,log}
+	mkfifo "$T/serial.in" "$T/serial.out" "$T/s1.in" "$T/s1.out" "$T/mon.in" "$T/mon.out"
 	"$QEMU" -accel tcg -m "${E2E_MEM:-1024}" -smp 1 -nographic -no-reboot \
-		-monitor none -serial "pipe:$T/serial" -nic none \
+		-monitor "pipe:$T/mon" -serial "pipe:$T/serial" -nic none \
 		-chardev "pipe,id=hv,path=$T/s1" -device virtio-serial-pci \
 		-device virtconsole,chardev=hv \
 		-machine q35 -kernel "$OUT/bzImage" -initrd "${OUT_INITRD:-$OUT/initramfs.cpio.xz}" \
@@ -28,18 +30,25 @@ qemu_start2() {
 	E2E_CAT=$!
 	cat "$T/s1.out" >"$T/s1.log" &
 	S1_CAT=$!
+	cat "$T/mon.out" >"$T/mon.log" &
+	MON_CAT=$!
 	exec {E2E_IN}<>"$T/serial.in"
 	exec {S1_IN}<>"$T/s1.in"
+	exec {MON_IN}<>"$T/mon.in"
 	E2E_T0=$(date +%s.%N)
 }
 qemu_stop2() {
 	qemu_stop
 	if [ -n "${S1_IN:-}" ]; then exec {S1_IN}>&- 2>/dev/null || true; fi
 	if [ -n "${S1_CAT:-}" ]; then kill "$S1_CAT" 2>/dev/null; wait "$S1_CAT" 2>/dev/null; fi
-	S1_IN= S1_CAT=
+	if [ -n "${MON_IN:-}" ]; then exec {MON_IN}>&- 2>/dev/null || true; fi
+	if [ -n "${MON_CAT:-}" ]; then kill "$MON_CAT" 2>/dev/null; wait "$MON_CAT" 2>/dev/null; fi
+	S1_IN= S1_CAT= MON_IN= MON_CAT=
 }
 trap 'qemu_stop2; e2e_dump_on_fail' EXIT
 send1() { printf "$@" >&"$S1_IN"; }
+# a key on the PS/2 keyboard, that is the VGA console's (tty0)
+sendkey() { printf 'sendkey %s\n' "$1" >&"$MON_IN"; }
 # expect1 REGEX [TIMEOUT]: the same as expect, on hvc0's log
 expect1() {
 	local r=0 end=$(( $(date +%s) + ${2:-180} ))
@@ -120,10 +129,24 @@ else
 fi
 expect1 "booting 'first entry' in [0-9]+ s" 120 && ok "unusable console: the menu on hvc0" ||
 	not_ok "unusable console: the menu on hvc0"
-send1 '\033[B\r'
+# Down on the VGA console's keyboard (the Linux VT sends ESC [ B), Enter
+# on hvc0
+sendkey down
+expect1 'lboot: selected 2\) second entry' 30 && ok "Down on tty0's keyboard selects the second entry" ||
+	not_ok "Down on tty0's keyboard selects the second entry"
+# the VGA console's text (vgacon: characters at the even bytes of the
+# 32 KiB at 0xB8000), read through the monitor
+printf 'pmemsave 0xb8000 32768 "%s"\n' "$T/vga.bin" >&"$MON_IN"
+for _ in $(seq 50); do [ -s "$T/vga.bin" ] && break; sleep 0.2; done
+sleep 0.5
+od -An -v -tu1 -w2 "$T/vga.bin" 2>/dev/null | awk '{ c = $1; printf "%c", (c >= 32 && c < 127) ? c : 32 }' |
+	fold -w 80 >"$T/vga.txt"
+grep -q "booting 'first entry' in" "$T/vga.txt" && grep -q 'lboot: selected 2) second entry' "$T/vga.txt" &&
+	ok "the menu and the selection on tty0 (VGA text)" || not_ok "the menu and the selection on tty0 (VGA text)"
+send1 '\r'
 expect 'lboot-target: cmdline: .*lboot-test=multi-second' 240 &&
-	ok "unusable console: keys from hvc0 boot the second entry" ||
-	not_ok "unusable console: keys from hvc0 boot the second entry"
+	ok "unusable console: keys from tty0 and hvc0 boot the second entry" ||
+	not_ok "unusable console: keys from tty0 and hvc0 boot the second entry"
 qemu_stop2
 cp "$T/serial.log" "$T/case2-ttyS0.log"; cp "$T/s1.log" "$T/case2-hvc0.log"
 
