@@ -251,8 +251,15 @@ void lb_console_setup(FILE *log)
 	cloexec_pipe(data, 1);
 	cloexec_pipe(req, 0);
 	cloexec_pipe(ack, 1);
-	if (data[0] < 0 || req[0] < 0 || ack[0] < 0)
+	if (data[0] < 0 || req[0] < 0 || ack[0] < 0) {
+		int *all_fds[] = { data, req, ack };
+		fprintf(log, "lboot: consoles: no pipe: %s\n", strerror(errno));
+		for (size_t i = 0; i < 3; i++)
+			for (int j = 0; j < 2; j++)
+				if (all_fds[i][j] >= 0)
+					close(all_fds[i][j]);
 		goto single;
+	}
 	C.data_r = data[0];
 	C.req_r = req[0];
 	C.req_w = req[1];
@@ -265,6 +272,13 @@ void lb_console_setup(FILE *log)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		fprintf(log, "lboot: consoles: no copy thread: %s\n", strerror(e));
+		close(data[1]);
+		close(req[1]);
+		close(ack[1]);
+		close(C.data_r);
+		close(C.req_r);
+		close(C.ack_r);
+		C.data_r = C.req_r = C.req_w = C.ack_r = C.ack_w = -1;
 		goto single;
 	}
 	pthread_detach(th);
