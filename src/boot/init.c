@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "discover.h"
+#include "console.h"
 #include "init.h"
 #include "uptime.h"
 #include "kexec.h"
@@ -856,6 +857,8 @@ static int boot_run(const struct lb_boot_opts *o)
 {
 	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh",
 			     .idle = o->unattended.idle };
+
+	m.ins = lb_console_fds(&m.n_ins);
 	int interactive = o->recovery || o->interactive, scan = !o->recovery, first = 1;
 	/* a recovery prompt starts its own clock: the user may have been typing */
 	long since_ms = o->start_ms && !o->recovery ? o->start_ms : lb_progress_now_ms();
@@ -1204,6 +1207,7 @@ void lb_init_main(void)
 
 	setup();
 	tty = tcgetattr(0, &tios) == 0;
+	lb_console_setup(stdout);
 	{
 		char up[32];
 		say("\nlboot %s starting (uptime %s s)\n", LB_VERSION,
@@ -1253,6 +1257,7 @@ void lb_init_main(void)
 		}
 		if (tty) /* the child may have left echo off or raw mode on */
 			tcsetattr(0, TCSANOW, &tios);
+		lb_console_restore();
 		if (end.hung) {
 			say("\nlboot: %s%s%s: no progress for %d s: stopped the boot process\n",
 			    lb_phase_name(end.phase), end.dev[0] ? " of " : "",

@@ -11,6 +11,7 @@
 
 #include "io.h"
 #include "hash.h"
+#include "console.h"
 #include "ipxe.h"
 #include "kexec.h"
 #include "kexecload.h"
@@ -694,6 +695,7 @@ out:
 
 int lb_reboot(unsigned cmd)
 {
+	lb_console_drain(); /* the last lines reach every console first */
 	sync();
 	if (syscall(SYS_reboot, LB_LINUX_REBOOT_MAGIC1, LB_LINUX_REBOOT_MAGIC2,
 		    cmd, NULL) < 0)

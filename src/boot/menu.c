@@ -1,5 +1,6 @@
 /* Console boot menu over termios raw mode (serial friendly). */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "console.h"
 #include "keys.h"
 #include "kexec.h"
 #include "menu.h"
@@ -81,14 +83,26 @@ static void term_sane(struct term *t)
 }
 
 /* Console input through the key decoder (src/lib/keys.h): noise is
- * counted and skipped, escape sequences come as one KEY_OTHER. */
-#define KEY_OTHER 0x100 /* Escape, Alt-x, arrows, function keys */
+ * counted and skipped; the keys that move the selection come as KEY_UP ...
+ * KEY_PGDN, other escape sequences as one KEY_OTHER. */
+#define KEY_OTHER 0x100 /* Escape, Alt-x, Left/Right, function keys */
+#define KEY_NAV 0x200   /* + enum lb_keysym: Up Down Home End PgUp PgDn */
 #define KEY_GAP_MS 100  /* no byte for this long ends a sequence */
 
-struct reader {
-	int fd;
+/* one console: its own decoder (a half sequence on one does not mix with
+ * bytes of another) and its own terminal state */
+struct cons {
+	int fd, dead;
 	struct lb_keydec d;
-	long last_ms;       /* when the last byte came */
+	long last_ms;       /* when its last byte came */
+	struct term t;
+};
+
+struct reader {
+	size_t n;
+	struct cons c[LB_CONS_MAX];
+	size_t from;        /* the console of the last key */
+	int multi;          /* reading the consoles of console.h, not fd 0 */
 	unsigned noise;
 };
 
@@ -100,11 +114,28 @@ static long now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void reader_init(struct reader *r, int fd)
+static void reader_init(struct reader *r, const struct lb_menu *m)
 {
 	memset(r, 0, sizeof(*r));
-	r->fd = fd;
-	lb_key_init(&r->d);
+	if (m->ins && m->n_ins) {
+		r->multi = 1;
+		r->n = m->n_ins < LB_CONS_MAX ? m->n_ins : LB_CONS_MAX;
+		for (size_t i = 0; i < r->n; i++)
+			r->c[i].fd = m->ins[i];
+	} else {
+		r->n = 1;
+		r->c[0].fd = m->in;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		lb_key_init(&r->c[i].d);
+		term_raw(&r->c[i].t, r->c[i].fd);
+	}
+}
+
+static void reader_restore(struct reader *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		term_restore(&r->c[i].t);
 }
 
 /* an event as the menu sees it, or -3 for noise */
@@ -115,9 +146,15 @@ static int key_code(struct reader *r, const struct lb_key *k)
 		return k->code;
 	case LB_KEY_ENTER:
 		return '\r';
+	case LB_KEY_SPECIAL:
+		switch (k->code) {
+		case LB_KS_UP: case LB_KS_DOWN: case LB_KS_HOME: case LB_KS_END:
+		case LB_KS_PGUP: case LB_KS_PGDN:
+			return KEY_NAV + k->code;
+		}
+		return KEY_OTHER;
 	case LB_KEY_ESC:
 	case LB_KEY_ALT:
-	case LB_KEY_SPECIAL:
 		return KEY_OTHER;
 	default:
 		r->noise += (unsigned)k->n;
@@ -125,47 +162,99 @@ static int key_code(struct reader *r, const struct lb_key *k)
 	}
 }
 
-/* The next key, KEY_TIMEOUT once deadline_ms (CLOCK_MONOTONIC ms; < 0:
- * none) has passed, or KEY_EOF. */
+/* The next key from any console, KEY_TIMEOUT once deadline_ms
+ * (CLOCK_MONOTONIC ms; < 0: none) has passed, or KEY_EOF when every
+ * console is closed. */
 static int nextkey(struct reader *r, long deadline_ms)
 {
-	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	struct pollfd p[LB_CONS_MAX];
 	struct lb_key k;
 	unsigned char c;
 
 	for (;;) {
 		long now = now_ms(), wait = deadline_ms < 0 ? -1 : deadline_ms - now;
-		int busy = lb_key_busy(&r->d), v;
+		int busy = 0, live = 0, v;
 
 		if (wait < 0 && deadline_ms >= 0)
 			wait = 0;
+		/* a console quiet for the gap in the middle of a sequence: a
+		 * lone Escape, or a cut sequence (noise) */
+		for (size_t i = 0; i < r->n; i++) {
+			struct cons *cn = &r->c[i];
+			if (cn->dead || !lb_key_busy(&cn->d))
+				continue;
+			long g = cn->last_ms + KEY_GAP_MS - now;
+			if (g <= 0) {
+				if (lb_key_flush(&cn->d, &k) && (v = key_code(r, &k)) != -3) {
+					r->from = i;
+					return v;
+				}
+				continue;
+			}
+			busy = 1;
+			if (wait < 0 || wait > g)
+				wait = g;
+		}
 		if (!wait && !busy)
 			return KEY_TIMEOUT;
-		if (busy && (wait < 0 || wait > KEY_GAP_MS))
-			wait = KEY_GAP_MS;
-		int n = poll(&p, 1, (int)wait);
+		for (size_t i = 0; i < r->n; i++) {
+			p[i] = (struct pollfd){ .fd = r->c[i].dead ? -1 : r->c[i].fd,
+						.events = POLLIN };
+			live += !r->c[i].dead;
+		}
+		if (!live)
+			return KEY_EOF;
+		int n = poll(p, (nfds_t)r->n, (int)wait);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return KEY_EOF;
 		}
-		if (!n) {
-			if (busy && lb_key_flush(&r->d, &k) && (v = key_code(r, &k)) != -3)
+		for (size_t i = 0; n > 0 && i < r->n; i++) {
+			struct cons *cn = &r->c[i];
+			if (cn->dead || !p[i].revents)
+				continue;
+			ssize_t got = read(cn->fd, &c, 1);
+			if (got < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (got <= 0) {
+				cn->dead = 1; /* closed: the others still count */
+				continue;
+			}
+			now = now_ms();
+			if (cn->last_ms && now - cn->last_ms > KEY_GAP_MS &&
+			    lb_key_flush(&cn->d, &k))
+				key_code(r, &k); /* a sequence cut by a pause: its noise counted */
+			cn->last_ms = now;
+			if (lb_key_feed(&cn->d, c, &k) && (v = key_code(r, &k)) != -3) {
+				r->from = i;
 				return v;
-			continue;
+			}
 		}
-		ssize_t got = read(r->fd, &c, 1);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got <= 0)
-			return KEY_EOF;
-		now = now_ms();
-		if (r->last_ms && now - r->last_ms > KEY_GAP_MS && lb_key_flush(&r->d, &k))
-			key_code(r, &k); /* a sequence cut by a pause: its noise counted */
-		r->last_ms = now;
-		if (lb_key_feed(&r->d, c, &k) && (v = key_code(r, &k)) != -3)
-			return v;
 	}
+}
+
+size_t lb_menu_nav(size_t cur, size_t k, int keysym)
+{
+	if (!k)
+		return 0;
+	if (cur >= k)
+		cur = k - 1;
+	switch (keysym) {
+	case LB_KS_UP:
+		return cur ? cur - 1 : 0;
+	case LB_KS_DOWN:
+		return cur + 1 < k ? cur + 1 : k - 1;
+	case LB_KS_HOME:
+		return 0;
+	case LB_KS_END:
+		return k - 1;
+	case LB_KS_PGUP:
+		return cur > LB_MENU_PAGE ? cur - LB_MENU_PAGE : 0;
+	case LB_KS_PGDN:
+		return k - 1 - cur > LB_MENU_PAGE ? cur + LB_MENU_PAGE : k - 1;
+	}
+	return cur;
 }
 
 /* Read a line with echo, backspace, ^U (clear) and ^C (cancel: -ECANCELED);
@@ -282,12 +371,18 @@ static int have_shell(const struct lb_menu *m)
 	return m->shell && access(m->shell, X_OK) == 0;
 }
 
-static void run_shell(const struct lb_menu *m, struct term *t)
+/* on the console the 's' came from (the others see that it runs there) */
+static void run_shell(const struct lb_menu *m, struct reader *rd)
 {
+	struct term *t = &rd->c[rd->from].t;
+	char dev[48] = "";
 	pid_t pid;
 
+	if (rd->multi)
+		snprintf(dev, sizeof(dev), "/dev/%s", lb_console_name(rd->from));
 	term_sane(t);
-	out(m, "\nlboot: starting %s (exit to return to the menu)\n", m->shell);
+	out(m, "\nlboot: starting %s%s%s (exit to return to the menu)\n", m->shell,
+	    dev[0] ? " on " : "", dev);
 	pid = fork();
 	if (pid < 0) {
 		out(m, "lboot: cannot start %s: %s\n", m->shell, strerror(errno));
@@ -297,6 +392,19 @@ static void run_shell(const struct lb_menu *m, struct term *t)
 		signal(SIGTSTP, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
 		setsid();
+		if (dev[0]) {
+			/* a blocking descriptor of its own (the menu's is O_NONBLOCK) */
+			int fd = open(dev, O_RDWR);
+			if (fd < 0) {
+				dprintf(2, "lboot: cannot open %s: %s\n", dev, strerror(errno));
+				_exit(127);
+			}
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
 		ioctl(0, TIOCSCTTY, 1);
 		execl(m->shell, "sh", (char *)NULL);
 		dprintf(2, "lboot: cannot run %s: %s\n", m->shell, strerror(errno));
@@ -353,18 +461,20 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 	int shell = have_shell(m) && !m->no_shell, pending = -1, r = 0, typed = 0;
 	char num[16];
 	size_t nn = 0;
-	struct term t;
 	struct reader rd;
 	long last;
+	size_t cur = 0;
 
 	if (!vis)
 		return -ENOMEM;
 	memset(res, 0, sizeof(*res));
 	k = visible(l, vis, cap);
-	term_raw(&t, m->in);
+	for (size_t i = 0; i < k; i++)
+		if ((long)vis[i] == d)
+			cur = i;
+	reader_init(&rd, m);
 	show(m, l, set, vis, k, shell);
 
-	reader_init(&rd, m->in);
 	if (timeout > 0 && d >= 0) {
 		const char *title = l->v[d].title ? l->v[d].title : "?";
 		long end = now_ms() + timeout * 1000L;
@@ -404,6 +514,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 		typed = 1;
 		if (pending == KEY_OTHER)
 			pending = -1;
+		/* an arrow that stopped it moves the selection below */
 	}
 
 	out(m, "lboot> ");
@@ -430,6 +541,22 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 		}
 		typed = 1;
 		last = res->last_key_ms = now_ms();
+		if (c > KEY_NAV && k) {
+			/* Up/Down/Home/End/PgUp/PgDn: from the typed number or
+			 * the selection; the number is typed in for Enter / 'e' */
+			if (nn) {
+				num[nn] = 0;
+				long v = strtol(num, NULL, 10);
+				if (v >= 1 && (size_t)v <= k)
+					cur = (size_t)v - 1;
+			}
+			cur = lb_menu_nav(cur, k, c - KEY_NAV);
+			nn = (size_t)snprintf(num, sizeof(num), "%zu", cur + 1);
+			const struct lb_entry *e = &l->v[vis[cur]];
+			out(m, "\r\033[Klboot: selected %zu) %s\nlboot> %s", cur + 1,
+			    e->title ? e->title : e->kernel ? e->kernel : "?", num);
+			continue;
+		}
 		if (c >= '0' && c <= '9') {
 			if (nn + 1 < sizeof(num)) {
 				num[nn++] = (char)c;
@@ -502,7 +629,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 				out(m, "\nlboot: shell refused: %s\n", m->no_shell);
 			/* else: have_shell() was false */
 			else if (shell) {
-				run_shell(m, &t);
+				run_shell(m, &rd);
 				last = now_ms();
 			}
 			else
@@ -533,7 +660,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 	}
 done:
 	res->noise = rd.noise;
-	term_restore(&t);
+	reader_restore(&rd);
 	free(vis);
 	return r;
 }

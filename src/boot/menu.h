@@ -28,6 +28,11 @@ struct lb_menu_result {
 
 struct lb_menu {
 	int in, out;            /* console fds (0, 1) */
+	/* n_ins > 0: read keys from each of these instead of `in` (every
+	 * console of console=, src/boot/console.h), each with its own raw
+	 * mode and key decoder; the shell runs on the one 's' came from */
+	const int *ins;
+	size_t n_ins;
 	const char *shell;      /* "/bin/sh", offered when executable */
 	/* Verified boot: when set, 'e' / 's' are refused with this reason. */
 	const char *no_edit, *no_shell;
@@ -49,7 +54,9 @@ struct lb_menu {
  * not. timeout < 0: no countdown; the prompt waits as long as
  * first_wait / idle allow.
  * The caller handles timeout 0 (boot at once, no input read). Keys:
- * digits+Enter boot that entry; Enter boots the default; 'e' (optionally
+ * digits+Enter boot that entry; Enter boots the default; Up/Down,
+ * Home/End, PgUp/PgDn (LB_MENU_PAGE entries) move the selection from the
+ * default (or the typed number) and type its number in, for Enter / 'e'; 'e' (optionally
  * after digits) edits that entry's command line for one boot; 's' runs a
  * shell and returns to the menu; 'r' rescan; 'b' reboot; 'p' power off.
  * The terminal is put in raw mode while reading, restored before a shell
@@ -58,5 +65,11 @@ struct lb_menu {
 int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 		const struct lb_fsset *set, int timeout,
 		struct lb_menu_result *res);
+
+/* The selection (0 .. k-1) after one of the keys LB_KS_UP, LB_KS_DOWN,
+ * LB_KS_HOME, LB_KS_END, LB_KS_PGUP, LB_KS_PGDN (src/lib/keys.h),
+ * clamped at both ends; other keys leave it. */
+#define LB_MENU_PAGE 10
+size_t lb_menu_nav(size_t cur, size_t k, int keysym);
 
 #endif

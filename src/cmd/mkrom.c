@@ -4,6 +4,7 @@
 LB_APPLET(mkrom, LB_HOST,
 "usage: lboot mkrom [--base IMAGE] [--keep FILE] [--dxe lbootdxe.efi]\n"
 "         [--kernel bzImage] [--initrd INITRAMFS] [--cmdline STR]\n"
+"         [--dxe-console com1|com2|com3|com4|0xPORT|none]\n"
 "         [--vars VARS.fd] [--vars-out FILE] [--size auto|4M|8M|16M] [--tpm]\n"
 "         [-q] -o OUT.rom\n"
 "Build a LinuxBoot ROM from an EDK2/OVMF image: remove every DXE driver and\n"
@@ -21,6 +22,9 @@ LB_APPLET(mkrom, LB_HOST,
 "  --initrd FILE    initramfs, served to the kernel through LoadFile2\n"
 "  --cmdline STR    kernel command line (default: none stored, lbootdxe uses\n"
 "                   'console=ttyS0,115200 panic=10')\n"
+"  --dxe-console C  the 16550 lbootdxe writes its 'lbootdxe:' lines to: com1\n"
+"                   (0x3F8, the default), com2 (0x2F8), com3, com4, an I/O\n"
+"                   port 0xPORT, or none\n"
 "  --vars FILE      variable store template of a split CODE image (default: the\n"
 "                   base's name with CODE -> VARS)\n"
 "  --vars-out FILE  where to copy it for pflash unit 1 (default OUT minus .rom\n"
@@ -87,6 +91,12 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 	       o->kernel ? "" : " (none: the ROM will halt)", r->initrd_size,
 	       o->initrd ? "" : " (none)", r->cmdline_len,
 	       o->cmdline ? "" : " (none: driver default)");
+	if (!o->dxe_console_set)
+		printf("lbootdxe console: COM1 (0x3F8, the default)\n");
+	else if (!o->dxe_console)
+		printf("lbootdxe console: none (no 'lbootdxe:' lines)\n");
+	else
+		printf("lbootdxe console: I/O port 0x%X\n", (unsigned)o->dxe_console);
 	printf("compressed DXE volume section: %llu bytes in the base, %llu bytes now\n",
 	       (unsigned long long)r->comp_before, (unsigned long long)r->comp_after);
 	printf("flash volume free space: %llu bytes in the base, %llu bytes left\n",
@@ -132,6 +142,7 @@ int mkrom_main(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "tpm", no_argument, NULL, 'T' },
+		{ "dxe-console", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -160,6 +171,14 @@ int mkrom_main(int argc, char **argv)
 			}
 			break;
 		case 'T': o.tpm = 1; break;
+		case 'C':
+			if (lb_mkrom_parse_console(optarg, &o.dxe_console)) {
+				lb_err("--dxe-console %s: want com1, com2, com3, com4, none "
+				       "or an I/O port 0x1-0xFFF8", optarg);
+				return 2;
+			}
+			o.dxe_console_set = 1;
+			break;
 		case 'o': o.out = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h':

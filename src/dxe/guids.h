@@ -9,6 +9,9 @@
  *   LBOOT_GUID_INITRD  the initramfs (EFI_FV_FILETYPE_FREEFORM: RAW section)
  *   LBOOT_GUID_CMDLINE the kernel command line (FREEFORM: RAW section,
  *                      UTF-8/ASCII, no NUL needed, at most 4095 bytes)
+ *   LBOOT_GUID_CONSOLE lbootdxe's console (FREEFORM: RAW section, 2 bytes:
+ *                      the 16550's I/O port, little-endian; 0: no output).
+ *                      No file: COM1 (0x3F8). `mkrom --dxe-console`
  */
 #ifndef LBOOT_DXE_GUIDS_H
 #define LBOOT_DXE_GUIDS_H
@@ -17,6 +20,7 @@
 #define LBOOT_GUID_KERNEL_STR  "1FD530C2-B6CD-4F9F-9C7E-75A6A43EFE2B"
 #define LBOOT_GUID_INITRD_STR  "2FF050F8-93A9-411A-A4BE-DF58B51B4A18"
 #define LBOOT_GUID_CMDLINE_STR "3BD30B26-F965-4B9A-BFDB-600888F3B8F8"
+#define LBOOT_GUID_CONSOLE_STR "7C0A4E51-3D2B-4F6A-9E8C-51B0D4A2C6E3"
 
 /* The same as { Data1, Data2, Data3, { Data4[8] } } initializers. */
 #define LBOOT_GUID_DXE_INIT \
@@ -27,6 +31,12 @@
 	{ 0x2FF050F8, 0x93A9, 0x411A, { 0xA4, 0xBE, 0xDF, 0x58, 0xB5, 0x1B, 0x4A, 0x18 } }
 #define LBOOT_GUID_CMDLINE_INIT \
 	{ 0x3BD30B26, 0xF965, 0x4B9A, { 0xBF, 0xDB, 0x60, 0x08, 0x88, 0xF3, 0xB8, 0xF8 } }
+
+#define LBOOT_GUID_CONSOLE_INIT \
+	{ 0x7C0A4E51, 0x3D2B, 0x4F6A, { 0x9E, 0x8C, 0x51, 0xB0, 0xD4, 0xA2, 0xC6, 0xE3 } }
+
+/* lbootdxe's UART when the ROM has no console file */
+#define LBOOT_DEFAULT_CONSOLE 0x3F8
 
 /* The command line used when the ROM has no cmdline file. */
 #define LBOOT_DEFAULT_CMDLINE "console=ttyS0,115200 panic=10"

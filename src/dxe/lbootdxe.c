@@ -8,7 +8,8 @@
  * next to it (GUIDs: guids.h; the ROM is built by `lboot mkrom`).
  *
  * Every step is reported on the serial console as "lbootdxe: ..." lines,
- * written straight to the COM1 16550 UART (I/O port 0x3F8): with the
+ * written straight to a 16550 UART (COM1, I/O port 0x3F8, unless the ROM's
+ * console file names another port or none: mkrom --dxe-console): with the
  * pruned driver set no terminal driver connects ConOut to the serial port,
  * so the UART is the one channel that always reaches it. A fatal error
  * prints "lbootdxe: FATAL: <what>: <EFI status>" and resets the machine 10 s
@@ -48,6 +49,7 @@ static const EFI_GUID linux_initrd_media_guid = EFI_GUID_INIT(0x5568E427, 0x68FC
 static const EFI_GUID kernel_file_guid = LBOOT_GUID_KERNEL_INIT;
 static const EFI_GUID initrd_file_guid = LBOOT_GUID_INITRD_INIT;
 static const EFI_GUID cmdline_file_guid = LBOOT_GUID_CMDLINE_INIT;
+static const EFI_GUID console_file_guid = LBOOT_GUID_CONSOLE_INIT;
 
 static EFI_SYSTEM_TABLE *st;
 
@@ -83,8 +85,9 @@ static int guid_eq(const EFI_GUID *a, const EFI_GUID *b)
 	return 1;
 }
 
-/* ---- serial console: COM1 16550 ----------------------------------------- */
-#define COM1 0x3F8
+/* ---- serial console: a 16550, COM1 unless the ROM says (mkrom
+ * --dxe-console: the console file, LBOOT_GUID_CONSOLE) ---------------------- */
+static UINT16 com = LBOOT_DEFAULT_CONSOLE; /* 0: no output */
 
 static inline void outb(UINT16 port, UINT8 v)
 {
@@ -99,22 +102,26 @@ static inline UINT8 inb(UINT16 port)
 
 static void uart_init(void)
 {
-	outb(COM1 + 1, 0x00); /* no interrupts */
-	outb(COM1 + 3, 0x80); /* DLAB */
-	outb(COM1 + 0, 0x01); /* divisor 1: 115200 baud */
-	outb(COM1 + 1, 0x00);
-	outb(COM1 + 3, 0x03); /* 8N1 */
-	outb(COM1 + 2, 0x07); /* FIFO on, cleared */
-	outb(COM1 + 4, 0x03); /* DTR, RTS */
+	if (!com)
+		return;
+	outb(com + 1, 0x00); /* no interrupts */
+	outb(com + 3, 0x80); /* DLAB */
+	outb(com + 0, 0x01); /* divisor 1: 115200 baud */
+	outb(com + 1, 0x00);
+	outb(com + 3, 0x03); /* 8N1 */
+	outb(com + 2, 0x07); /* FIFO on, cleared */
+	outb(com + 4, 0x03); /* DTR, RTS */
 }
 
 static void uart_putc(char c)
 {
+	if (!com)
+		return;
 	/* Wait for the transmit holding register, bounded: a missing UART
 	 * reads 0xFF (bit 5 set) and a wedged one must not hang the boot. */
-	for (unsigned i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
+	for (unsigned i = 0; i < 100000 && !(inb(com + 5) & 0x20); i++)
 		__asm__ volatile("pause");
-	outb(COM1, (UINT8)c);
+	outb(com, (UINT8)c);
 }
 
 static void put(const char *s)
@@ -596,16 +603,39 @@ static VOID EFIAPI bds_entry(EFI_BDS_ARCH_PROTOCOL *this)
 
 static EFI_BDS_ARCH_PROTOCOL bds = { bds_entry };
 
+/* The console port the ROM names (mkrom --dxe-console), read from our
+ * DXE volume before the first line. 1 when the file is malformed (COM1). */
+static int console_from_rom(void)
+{
+	VOID *b = NULL;
+	UINTN n = 0;
+	int bad = 0;
+
+	if (EFI_ERROR(fv_read(&console_file_guid, EFI_SECTION_RAW, &b, &n)))
+		return 0; /* none stored: COM1 */
+	if (b && n == 2)
+		com = (UINT16)(((const UINT8 *)b)[0] | ((const UINT8 *)b)[1] << 8);
+	else
+		bad = 1;
+	if (b)
+		bs->FreePool(b);
+	return bad;
+}
+
 EFI_STATUS EFIAPI efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
 EFI_STATUS EFIAPI efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_HANDLE h = NULL;
 	EFI_STATUS s;
+	int bad;
 
 	st = systab;
 	bs = systab->BootServices;
 	self = image;
+	bad = console_from_rom();
 	uart_init();
+	if (bad)
+		step("warning: the console file is not 2 bytes: using COM1 (0x3F8)");
 	s = bs->InstallProtocolInterface(&h, &bds_arch_guid, EFI_NATIVE_INTERFACE, &bds);
 	step_status("driver loaded, BDS architectural protocol installed", s);
 	return s;

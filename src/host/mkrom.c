@@ -548,6 +548,38 @@ static int build_unit1(uint32_t attrs, uint64_t vol, const uint8_t *kf, size_t k
 	return 0;
 }
 
+int lb_mkrom_parse_console(const char *s, int *port)
+{
+	static const struct { const char *name; int port; } named[] = {
+		{ "com1", 0x3F8 }, { "com2", 0x2F8 }, { "com3", 0x3E8 },
+		{ "com4", 0x2E8 }, { "none", 0 },
+	};
+	unsigned long v = 0;
+	const char *p;
+
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcasecmp(s, named[i].name)) {
+			*port = named[i].port;
+			return 0;
+		}
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
+		return -EINVAL;
+	for (p = s + 2; *p; p++) {
+		int d = *p >= '0' && *p <= '9' ? *p - '0' :
+			*p >= 'a' && *p <= 'f' ? *p - 'a' + 10 :
+			*p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+		if (d < 0 || v > 0xFFFF)
+			return -EINVAL;
+		v = v * 16 + (unsigned)d;
+	}
+	if (!v || v > 0xFFF8)
+		return -EINVAL;
+	*port = (int)v;
+	return 0;
+}
+
 int lb_mkrom_parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v = 0;
@@ -848,7 +880,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	/* our files must not be there already (a ROM as the base) */
 	{
 		static const char *const ours[] = { LBOOT_GUID_DXE_STR, LBOOT_GUID_KERNEL_STR,
-			LBOOT_GUID_INITRD_STR, LBOOT_GUID_CMDLINE_STR };
+			LBOOT_GUID_INITRD_STR, LBOOT_GUID_CMDLINE_STR, LBOOT_GUID_CONSOLE_STR };
 		for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
 			if (lb_uefi_find_file(img, ours[i])) {
 				rc = -EEXIST;
@@ -885,6 +917,19 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			if (rc)
 				goto out;
 			r->cmdline_len = s.raw_len;
+		}
+		if (o->dxe_console_set) {
+			uint8_t port[2] = { (uint8_t)(o->dxe_console & 0xff),
+					    (uint8_t)((o->dxe_console >> 8) & 0xff) };
+			memset(&s, 0, sizeof(s));
+			lb_guid_parse(LBOOT_GUID_CONSOLE_STR, s.guid);
+			s.type = LB_FV_FILETYPE_FREEFORM;
+			s.raw = port;
+			s.raw_len = sizeof(port);
+			rc = add_file(img, lb_uefi_dxe_volume(img), &s, "console port", err, errsz);
+			if (rc)
+				goto out;
+			r->console_stored = 1;
 		}
 	}
 	/* the payload files (inserted below, where they fit) */

@@ -72,6 +72,10 @@ struct lb_mkrom_opts {
 	const char *vars_out; /* NULL: OUT without .rom + "-vars.fd" */
 	uint64_t flash_size;  /* unit 0 + unit 1 bytes; 0: automatic (see above) */
 	int tpm;              /* keep the firmware's TPM 2.0 modules (see below) */
+	int dxe_console_set;  /* store dxe_console in the console file
+	                         (LBOOT_GUID_CONSOLE); 0: none stored, the
+	                         driver uses COM1 */
+	int dxe_console;      /* lbootdxe's UART I/O port (0: no output) */
 };
 
 struct lb_mkrom_file {
@@ -91,6 +95,7 @@ struct lb_mkrom_report {
 	char **remove_missing; /* 'remove' GUIDs the base does not have */
 	size_t n_remove_missing;
 	size_t dxe_size, kernel_size, initrd_size, cmdline_len;
+	int console_stored;   /* the console file was written */
 	uint64_t image_size;
 	uint64_t comp_before, comp_after; /* compressed section holding the DXE volume */
 	uint64_t free_before, free_after; /* free space of the flash volume holding it */
@@ -112,6 +117,11 @@ struct lb_mkrom_report {
 /* "4M", "16M", "8388608", "auto" (0) -> bytes; -EINVAL otherwise. Sizes
  * are whole MiB, at most LB_MKROM_MAX_FLASH. */
 int lb_mkrom_parse_size(const char *s, uint64_t *out);
+
+/* --dxe-console: "com1" (0x3F8), "com2" (0x2F8), "com3" (0x3E8), "com4"
+ * (0x2E8), "none" (0), or "0xPORT" (hex, 0x1-0xFFF8: the UART's 8 ports
+ * fit below 64 Ki) -> the port; -EINVAL otherwise. */
+int lb_mkrom_parse_console(const char *s, int *port);
 
 int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		   char *err, size_t errsz);

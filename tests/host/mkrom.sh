@@ -72,6 +72,30 @@ check "lbootdxe and command line inside the compressed DXE volume" \
 mk "$T/b.rom" --kernel "$T/kernel" --initrd "$T/initrd" --cmdline "$cmdline" >/dev/null 2>&1
 check "two builds are byte-identical" cmp -s "$T/a.rom" "$T/b.rom"
 
+# --dxe-console: the port lands in the console file of the DXE volume (2
+# bytes, little-endian); without the option no file (the driver's COM1)
+CONS=7C0A4E51-3D2B-4F6A-9E8C-51B0D4A2C6E3
+check "no --dxe-console: no console file" bash -c "! grep -q '$CONS' '$T/a.ls'"
+check "no --dxe-console: report says COM1" grep -q '^lbootdxe console: COM1 (0x3F8, the default)$' "$T/a.out"
+for spec in com2:f802 none:0000 0x3E8:e803 COM1:f803; do
+	v=${spec%%:*} want=${spec#*:}
+	mk "$T/c-$v.rom" --kernel "$T/kernel" --dxe-console "$v" >"$T/c-$v.out" 2>&1
+	check "--dxe-console $v builds" [ $? -eq 0 ]
+	rm -rf "$T/cx-$v"
+	"$LBOOT" uefi extract "$T/c-$v.rom" "$CONS" -o "$T/cx-$v" >/dev/null 2>&1
+	body=$(find "$T/cx-$v" -type f ! -name '*.ffs' -size -3c 2>/dev/null | head -1)
+	got=$( [ -n "$body" ] && od -An -tx1 "$body" | tr -d ' \n')
+	check "--dxe-console $v: console file holds $want (got ${got:-nothing})" [ "$got" = "$want" ]
+done
+check "--dxe-console com2: report names the port" grep -q '^lbootdxe console: I/O port 0x2F8$' "$T/c-com2.out"
+check "--dxe-console none: report says none" grep -q "^lbootdxe console: none" "$T/c-none.out"
+for bad in com5 0x0 0xFFFF 0x 1016 ""; do
+	mk "$T/bad.rom" --kernel "$T/kernel" --dxe-console "$bad" >"$T/bad.out" 2>&1
+	rc=$?
+	check "--dxe-console '$bad' refused (exit 2, one line, got $rc)" \
+		bash -c "[ $rc -eq 2 ] && grep -q 'lboot mkrom: --dxe-console' '$T/bad.out' && [ ! -e '$T/bad.rom' ]"
+done
+
 # --- peer: UEFIExtract -------------------------------------------------------------
 if command -v UEFIExtract >/dev/null; then
 	mkdir -p "$T/ux" && cp "$T/a.rom" "$T/ux/rom"

@@ -659,7 +659,8 @@ int main(void)
 			{ "1eab\x7f" "c\r", -1, LB_MENU_BOOT, 0, "ac" },
 			{ "e\r", -1, LB_MENU_BOOT, 1, NULL },          /* empty keeps it */
 			{ "e\x03" "1\r", -1, LB_MENU_BOOT, 0, NULL }, /* ^C cancels the edit */
-			{ "\x1b[A\r", -1, LB_MENU_BOOT, 1, NULL },    /* arrow key ignored */
+			{ "\x1b[A\r", -1, LB_MENU_BOOT, 0, NULL },    /* Up: the entry above the default */
+			{ "\x1b[D\r", -1, LB_MENU_BOOT, 1, NULL },    /* Left: ignored */
 			{ "", 1, LB_MENU_AUTO, 1, NULL },              /* countdown expires */
 			{ "r", 3, LB_MENU_RESCAN, 0, NULL },           /* a key stops it and counts */
 			{ "", -1, LB_MENU_EOF, 0, NULL },

@@ -611,6 +611,24 @@ int main(void)
 			CHECK_INT(v, rc ? 12345 : size_cases[i].v);
 		}
 	}
+	TEST("mkrom: --dxe-console parser") {
+		static const struct { const char *s; int rc, port; } c[] = {
+			{ "com1", 0, 0x3F8 }, { "COM2", 0, 0x2F8 }, { "com3", 0, 0x3E8 },
+			{ "com4", 0, 0x2E8 }, { "none", 0, 0 }, { "0x2f8", 0, 0x2F8 },
+			{ "0X1", 0, 1 }, { "0xFFF8", 0, 0xFFF8 },
+			{ "0xFFF9", -EINVAL, 0 }, { "0x10000", -EINVAL, 0 },
+			{ "0x123456789abcdef0123", -EINVAL, 0 }, { "0x0", -EINVAL, 0 },
+			{ "0x", -EINVAL, 0 }, { "0x2g8", -EINVAL, 0 }, { "760", -EINVAL, 0 },
+			{ "com5", -EINVAL, 0 }, { "", -EINVAL, 0 }, { NULL, -EINVAL, 0 },
+		};
+		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			int port = -7, rc = lb_mkrom_parse_console(c[i].s, &port);
+			if (rc != c[i].rc)
+				printf("# case '%s'\n", c[i].s ? c[i].s : "(null)");
+			CHECK_INT(rc, c[i].rc);
+			CHECK_INT(port, rc ? -7 : c[i].port);
+		}
+	}
 	TEST("mkrom: payload volume in pflash unit 1 (larger flash)") {
 		CHECK(access(LB_MKROM_DEFAULT_BASE, R_OK) == 0); /* scripts/deps.sh: ovmf */
 		if (access(LB_MKROM_DEFAULT_BASE, R_OK) == 0)
