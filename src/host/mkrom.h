@@ -72,6 +72,8 @@ struct lb_mkrom_opts {
 	const char *vars_out; /* NULL: OUT without .rom + "-vars.fd" */
 	uint64_t flash_size;  /* unit 0 + unit 1 bytes; 0: automatic (see above) */
 	int tpm;              /* keep the firmware's TPM 2.0 modules (see below) */
+	const char *pei;      /* with tpm: lbootpei.efi (NULL: not added; Tcg2Pei
+	                         then hashes the 12 MiB DXE volume) */
 };
 
 struct lb_mkrom_file {
@@ -107,6 +109,8 @@ struct lb_mkrom_report {
 	struct lb_mkrom_file *tpm;
 	size_t n_tpm;
 	size_t n_tpm_unremoved;   /* 'remove' lines skipped because of opts.tpm */
+	size_t pei_size;          /* lbootpei added (0: not) */
+	uint64_t pei_measured_at; /* flash address of the volume whose first file it measures */
 };
 
 /* "4M", "16M", "8388608", "auto" (0) -> bytes; -EINVAL otherwise. Sizes
