@@ -18,7 +18,7 @@ ROM_CMDLINE ?= console=ttyS0,115200 panic=10 quiet watchdog.stop_on_reboot=0
 # 4 MiB OVMF layout when they fit in it (they no longer do: docs/rom.md).
 ROM_SIZE    ?= 16M
 
-all: out/lboot.rom
+all: out/lboot.rom build/pei/lbootpei.efi
 
 ROM_DEPS = out/lboot build/dxe/lbootdxe.efi $(ROM_KEEP) mk/rom.mk
 ROM_ARGS = --base $(ROM_BASE) --keep $(ROM_KEEP) --dxe build/dxe/lbootdxe.efi \
@@ -34,9 +34,9 @@ out/lboot-vars.fd: out/lboot.rom
 # TPM PEIMs, Tcg2Dxe, Tcg2PlatformDxe; PCRs 0-7 and the event log from the
 # firmware, the kernel's LoadImage in PCR 4). With no TPM attached it spends
 # ~1.5 s probing for one (docs/rom.md, bench/rom-tpm.sh).
-out/lboot-tpm.rom: $(ROM_DEPS) out/bzImage out/initramfs.cpio.xz
+out/lboot-tpm.rom: $(ROM_DEPS) build/pei/lbootpei.efi out/bzImage out/initramfs.cpio.xz
 	@mkdir -p $(@D)
-	out/lboot mkrom $(ROM_ARGS) --tpm --initrd out/initramfs.cpio.xz --cmdline "$(ROM_CMDLINE)" \
+	out/lboot mkrom $(ROM_ARGS) --tpm --pei build/pei/lbootpei.efi --initrd out/initramfs.cpio.xz --cmdline "$(ROM_CMDLINE)" \
 		--vars-out out/lboot-tpm-vars.fd -o $@
 out/lboot-tpm-vars.fd: out/lboot-tpm.rom
 

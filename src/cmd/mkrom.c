@@ -5,7 +5,8 @@ LB_APPLET(mkrom, LB_HOST,
 "usage: lboot mkrom [--base IMAGE] [--keep FILE] [--dxe lbootdxe.efi]\n"
 "         [--kernel bzImage] [--initrd INITRAMFS] [--cmdline STR]\n"
 "         [--dxe-console com1|com2|com3|com4|0xPORT|none]\n"
-"         [--vars VARS.fd] [--vars-out FILE] [--size auto|4M|8M|16M] [--tpm]\n"
+"         [--vars VARS.fd] [--vars-out FILE] [--size auto|4M|8M|16M]\n"
+"         [--tpm [--pei lbootpei.efi | --no-pei]]\n"
 "         [-q] -o OUT.rom\n"
 "Build a LinuxBoot ROM from an EDK2/OVMF image: remove every DXE driver and\n"
 "application of the DXE volume not in the keep list (and always BdsDxe), add\n"
@@ -42,6 +43,11 @@ LB_APPLET(mkrom, LB_HOST,
 "                   HiiDatabase, so PCRs 0-7 and the event log come from the\n"
 "                   firmware and its LoadImage measures the kernel into PCR 4.\n"
 "                   Costs ~1.5 s of probing when no TPM is attached\n"
+"  --pei FILE       with --tpm: the lbootpei PEIM (default build/pei/lbootpei.efi),\n"
+"                   listed first in the PEI apriori file: Tcg2Pei then measures\n"
+"                   the compressed FVMAIN_COMPACT file from flash into PCR 0\n"
+"                   instead of hashing the 12 MiB DXE volume (docs/rom.md)\n"
+"  --no-pei         with --tpm: leave the measuring to Tcg2Pei as OVMF does\n"
 "  -q, --quiet      no report\n"
 "  -o, --output OUT the ROM to write (never one of the inputs)\n"
 "Exit: 0 ok, 1 failure, 2 usage.\n")
@@ -81,6 +87,14 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 		for (size_t i = 0; i < r->n_tpm; i++)
 			printf(" %s", r->tpm[i].name[0] ? r->tpm[i].name : r->tpm[i].guid);
 		printf("; %zu 'remove' lines skipped\n", r->n_tpm_unremoved);
+		if (r->pei_size)
+			printf("TPM (--tpm): added lbootpei (%zu bytes), first in the PEI apriori "
+			       "file: PCR 0 gets the first file of the volume at 0x%llx "
+			       "(FVMAIN_COMPACT), not the DXE volume\n", r->pei_size,
+			       (unsigned long long)r->pei_measured_at);
+		else
+			printf("TPM (--tpm): no lbootpei (--no-pei): Tcg2Pei hashes the whole "
+			       "DXE volume\n");
 	}
 	for (size_t i = 0; i < r->n_remove_missing; i++)
 		printf("note: 'remove' GUID %s is not in the base\n", r->remove_missing[i]);
@@ -143,11 +157,13 @@ int mkrom_main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "tpm", no_argument, NULL, 'T' },
 		{ "dxe-console", required_argument, NULL, 'C' },
+		{ "pei", required_argument, NULL, 'P' },
+		{ "no-pei", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lb_mkrom_opts o = { .dxe = "build/dxe/lbootdxe.efi" };
+	struct lb_mkrom_opts o = { .dxe = "build/dxe/lbootdxe.efi", .pei = "build/pei/lbootpei.efi" };
 	struct lb_mkrom_report r;
 	char err[512];
 	int c, quiet = 0, rc;
@@ -179,6 +195,8 @@ int mkrom_main(int argc, char **argv)
 			}
 			o.dxe_console_set = 1;
 			break;
+		case 'P': o.pei = optarg; break;
+		case 'N': o.pei = NULL; break;
 		case 'o': o.out = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h':

@@ -625,15 +625,156 @@ void lb_mkrom_report_free(struct lb_mkrom_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* ---- lbootpei: the --tpm ROM measures FVMAIN_COMPACT, not 12 MiB -------- */
+#define PEI_APRIORI_GUID "1B45CC0A-156A-428A-AF62-49864DA0E6E6"
+#define LB_PEI_CFG_MAGIC "LBOOT-PEI-CFG-v1"
+
+/* Insert lbootpei (src/pei/lbootpei.c) into the PEI volume and list it
+ * first in the volume's apriori file, so that it runs before PlatformPei
+ * announces the DXE volume. Its config block gets the DXE volume's FvName
+ * and the flash address of the top-level volume whose first file holds
+ * the compressed PEI and DXE volumes. Every other PEI file must keep its
+ * offset (they execute in place): checked on the volume's new bytes. */
+static int add_pei(struct lb_uefi_image *img, const uint8_t *pe, size_t pe_len,
+		   size_t unit0_len, struct lb_mkrom_report *r, char *err, size_t errsz)
+{
+	struct lb_uefi_node *pv = lb_uefi_pei_volume(img), *dv = lb_uefi_dxe_volume(img);
+	struct lb_uefi_node *top, *apr;
+	uint8_t *peb = NULL, *old = NULL, *now = NULL, *body = NULL, *list = NULL, *ffs = NULL;
+	size_t old_len = 0, now_len = 0, body_len = 0, ffs_len = 0;
+	const uint8_t *m;
+	struct lb_uefi_ffs_spec sp;
+	uint8_t me[16];
+	uint64_t addr;
+	int rc = -EINVAL;
+
+	if (!pv || !dv) {
+		lb_seterr(err, errsz, "--tpm: no PEI or DXE volume for lbootpei");
+		return -ENOENT;
+	}
+	for (top = dv; top->parent && top->parent->parent; top = top->parent)
+		;
+	if (top->kind != LB_UEFI_VOLUME || top->offset == LB_UEFI_NO_OFFSET ||
+	    top->offset >= unit0_len || !top->n_child) {
+		lb_seterr(err, errsz, "--tpm: the DXE volume is not inside a flash volume of the code image");
+		return -ENOENT;
+	}
+	addr = 0x100000000ull - unit0_len + top->offset;
+	m = pe_len >= 40 ? memmem(pe, pe_len, LB_PEI_CFG_MAGIC, 16) : NULL;
+	if (!m || (size_t)(m - pe) + 40 > pe_len ||
+	    memmem(m + 1, pe_len - (size_t)(m - pe) - 1, LB_PEI_CFG_MAGIC, 16)) {
+		lb_seterr(err, errsz, "lbootpei: no single %s block (not lbootpei.efi?)", LB_PEI_CFG_MAGIC);
+		return -EINVAL;
+	}
+	if (!(peb = malloc(pe_len)))
+		return -ENOMEM;
+	memcpy(peb, pe, pe_len);
+	memcpy(peb + (m - pe) + 16, dv->guid, 16);
+	for (int i = 0; i < 8; i++)
+		peb[(m - pe) + 32 + i] = (uint8_t)(addr >> (8 * i));
+
+	apr = NULL;
+	for (size_t i = 0; i < pv->n_child; i++) {
+		char g[37];
+		lb_guid_str(pv->child[i]->guid, g);
+		if (pv->child[i]->kind == LB_UEFI_FILE && !strcmp(g, PEI_APRIORI_GUID))
+			apr = pv->child[i];
+	}
+	if (!apr || apr->n_child < 1 || apr->child[0]->type != LB_SECTION_RAW) {
+		lb_seterr(err, errsz, "--tpm: the PEI volume has no apriori file with a RAW section");
+		rc = -ENOENT;
+		goto out;
+	}
+	if ((rc = lb_uefi_node_bytes(img, pv, 0, &old, &old_len)) ||
+	    (rc = lb_uefi_node_bytes(img, apr->child[0], 1, &body, &body_len)))
+		goto oom;
+	if (body_len % 16 || body_len > 1024) {
+		lb_seterr(err, errsz, "--tpm: the PEI apriori file holds %zu bytes, not a GUID list", body_len);
+		rc = -EINVAL;
+		goto out;
+	}
+	/* the PEIM */
+	lb_guid_parse(LBOOT_GUID_PEI_STR, me);
+	memset(&sp, 0, sizeof(sp));
+	memcpy(sp.guid, me, 16);
+	sp.type = LB_FV_FILETYPE_PEIM;
+	sp.name = "LbootPei";
+	sp.pe32 = peb;
+	sp.pe32_len = pe_len;
+	sp.depex = lb_uefi_depex_true;
+	sp.depex_len = 2;
+	sp.align = 32;
+	if ((rc = add_file(img, pv, &sp, "PEIM", err, errsz)))
+		goto out;
+	/* the apriori file: lbootpei first, then the list as it was */
+	if (!(list = malloc(body_len + 16)))
+		goto oom;
+	memcpy(list, me, 16);
+	memcpy(list + 16, body, body_len);
+	memset(&sp, 0, sizeof(sp));
+	lb_guid_parse(PEI_APRIORI_GUID, sp.guid);
+	sp.type = LB_FV_FILETYPE_FREEFORM;
+	sp.raw = list;
+	sp.raw_len = body_len + 16;
+	if ((rc = lb_uefi_ffs_build(&sp, &ffs, &ffs_len)) ||
+	    (rc = lb_uefi_replace_file(img, apr, ffs, ffs_len))) {
+		lb_seterr(err, errsz, "--tpm: rewriting the PEI apriori file: %s%s%s", strerror(-rc),
+			  img->err[0] ? ": " : "", img->err);
+		goto out;
+	}
+	/* nothing that was there moved */
+	if ((rc = lb_uefi_node_bytes(img, pv, 0, &now, &now_len)))
+		goto oom;
+	for (size_t i = 0; i < pv->n_child; i++) {
+		struct lb_uefi_node *f = pv->child[i];
+		uint8_t *fb = NULL;
+		size_t fl = 0;
+		const uint8_t *at;
+		char g[37];
+
+		lb_guid_str(f->guid, g);
+		if (f->kind != LB_UEFI_FILE || f->type == LB_FV_FILETYPE_PAD ||
+		    !strcmp(g, PEI_APRIORI_GUID) || !memcmp(f->guid, me, 16))
+			continue;
+		if ((rc = lb_uefi_node_bytes(img, f, 0, &fb, &fl)))
+			goto oom;
+		at = memmem(old, old_len, fb, fl);
+		rc = !at || (size_t)(at - old) + fl > now_len || memcmp(now + (at - old), fb, fl);
+		free(fb);
+		if (rc) {
+			lb_seterr(err, errsz, "--tpm: adding lbootpei would move PEI file %s %s, "
+				  "which executes in place", g, f->name ? f->name : "");
+			rc = -EINVAL;
+			goto out;
+		}
+	}
+	r->pei_size = pe_len;
+	r->pei_measured_at = addr;
+	rc = 0;
+	goto out;
+oom:
+	if (!rc)
+		rc = -ENOMEM;
+	lb_seterr(err, errsz, "--tpm: lbootpei: %s", strerror(-rc));
+out:
+	free(peb);
+	free(old);
+	free(now);
+	free(body);
+	free(list);
+	free(ffs);
+	return rc;
+}
+
 int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		   char *err, size_t errsz)
 {
 	const char *base = o->base ? o->base : LB_MKROM_DEFAULT_BASE;
-	struct ident ids[6] = { { 0 } };
+	struct ident ids[7] = { { 0 } };
 	uint8_t *base_buf = NULL, *dxe = NULL, *kernel = NULL, *initrd = NULL;
-	uint8_t *keep_buf = NULL, *rom = NULL, *vars_buf = NULL;
+	uint8_t *keep_buf = NULL, *rom = NULL, *vars_buf = NULL, *pei = NULL;
 	size_t base_len = 0, dxe_len = 0, kernel_len = 0, initrd_len = 0;
-	size_t keep_len = 0, rom_len = 0, vars_len = 0;
+	size_t keep_len = 0, rom_len = 0, vars_len = 0, pei_len = 0;
 	char **keep = NULL, **remove = NULL;
 	size_t n_keep = 0, n_remove = 0;
 	struct lb_mkrom_file *before = NULL, *after = NULL;
@@ -670,6 +811,9 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		goto out;
 	if (o->initrd && (rc = read_file(o->initrd, LB_MKROM_MAX_PAYLOAD, &initrd,
 					 &initrd_len, &ids[3], err, errsz)))
+		goto out;
+	if (o->tpm && o->pei && (rc = read_file(o->pei, 1u << 20, &pei, &pei_len, &ids[6],
+						err, errsz)))
 		goto out;
 	if (o->keep) {
 		rc = read_file(o->keep, 1u << 20, &keep_buf, &keep_len, &ids[4], err, errsz);
@@ -932,6 +1076,8 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			r->console_stored = 1;
 		}
 	}
+	if (pei && (rc = add_pei(img, pei, pei_len, base_len, r, err, errsz)))
+		goto out;
 	/* the payload files (inserted below, where they fit) */
 	if ((rc = payload_files(kernel, kernel_len, initrd, initrd_len, &kffs, &kffs_len,
 				&iffs, &iffs_len, err, errsz)))
@@ -976,7 +1122,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			lb_seterr(err, errsz, "out of memory");
 			goto out;
 		}
-		if (same_file(vars_out, ids, 6) || !strcmp(vars_out, o->out)) {
+		if (same_file(vars_out, ids, 7) || !strcmp(vars_out, o->out)) {
 			rc = -EEXIST;
 			lb_seterr(err, errsz, "%s: would overwrite an input or the ROM", vars_out);
 			goto out;
@@ -1150,7 +1296,7 @@ laid_out:
 	r->unit1_size = unit1 ? unit1_len : vars_len;
 
 	/* outputs */
-	if (same_file(o->out, ids, 6)) {
+	if (same_file(o->out, ids, 7)) {
 		rc = -EEXIST;
 		lb_seterr(err, errsz, "%s: is one of the inputs; refusing to overwrite it",
 		       o->out);
@@ -1186,6 +1332,7 @@ out:
 	free(kernel);
 	free(initrd);
 	free(keep_buf);
+	free(pei);
 	free(rom);
 	free(vars_buf);
 	free(vars_in);

@@ -76,6 +76,8 @@ struct lb_mkrom_opts {
 	                         (LBOOT_GUID_CONSOLE); 0: none stored, the
 	                         driver uses COM1 */
 	int dxe_console;      /* lbootdxe's UART I/O port (0: no output) */
+	const char *pei;      /* with tpm: lbootpei.efi (NULL: not added; Tcg2Pei
+	                         then hashes the 12 MiB DXE volume) */
 };
 
 struct lb_mkrom_file {
@@ -112,6 +114,8 @@ struct lb_mkrom_report {
 	struct lb_mkrom_file *tpm;
 	size_t n_tpm;
 	size_t n_tpm_unremoved;   /* 'remove' lines skipped because of opts.tpm */
+	size_t pei_size;          /* lbootpei added (0: not) */
+	uint64_t pei_measured_at; /* flash address of the volume whose first file it measures */
 };
 
 /* "4M", "16M", "8388608", "auto" (0) -> bytes; -EINVAL otherwise. Sizes

@@ -12,9 +12,11 @@ ROM_CMDLINE_TEST=${ROM_CMDLINE_TEST:-console=ttyS0,115200 panic=-1 lboot.timeout
 
 rom_build() {
 	local out=$1; shift
-	[ -f "$E2E_ROOT/build/dxe/lbootdxe.efi" ] || make -s -C "$E2E_ROOT" build/dxe/lbootdxe.efi >/dev/null ||
-		{ not_ok "build lbootdxe"; exit 1; }
+	[ -f "$E2E_ROOT/build/dxe/lbootdxe.efi" ] && [ -f "$E2E_ROOT/build/pei/lbootpei.efi" ] ||
+		make -s -C "$E2E_ROOT" build/dxe/lbootdxe.efi build/pei/lbootpei.efi >/dev/null ||
+		{ not_ok "build lbootdxe, lbootpei"; exit 1; }
 	"$OUT/lboot" mkrom --keep "$E2E_ROOT/rom/keep-ovmf.txt" --dxe "$E2E_ROOT/build/dxe/lbootdxe.efi" \
+		--pei "$E2E_ROOT/build/pei/lbootpei.efi" \
 		--size "${ROM_SIZE:-16M}" --vars-out "${out%.rom}-vars.fd" -o "$out" "$@" >"$out.log" 2>&1 ||
 		{ sed 's/^/# /' "$out.log"; not_ok "lboot mkrom"; exit 1; }
 }

@@ -499,6 +499,99 @@ static const struct size_case size_cases[] = {
 	{ "4M ", -EINVAL, 0 },
 };
 
+/* --tpm with lbootpei: the PEIM is in the PEI volume, first in its apriori
+ * file (the old list after it), its config block names the DXE volume and
+ * FVMAIN_COMPACT's flash address; a PE without one config block is refused */
+static void pei_test(void)
+{
+	char dir[] = "/tmp/test_mkrom_pei.XXXXXX", p[4][80];
+	static const char *names[4] = { "dxe", "pei", "pei.rom", "bad" };
+	static const unsigned char pe[64] = { 'M', 'Z', 1, 2, 3 };
+	unsigned char pei[128] = { 'M', 'Z' };
+	static const unsigned char dxe_fv[16] = { 0xc9, 0xbd, 0xb8, 0x7c, 0xeb, 0xf8, 0x34, 0x4f,
+						  0xaa, 0xea, 0x3e, 0xe4, 0xaf, 0x65, 0x16, 0xa1 };
+	static const unsigned char me[16] = { 0xf0, 0x52, 0x1e, 0x6b, 0x2d, 0x3c, 0x77, 0x4a,
+					      0x9e, 0x0b, 0x5d, 0x1c, 0x8a, 0x4f, 0x2e, 0x61 };
+	struct lb_mkrom_report r;
+	char err[512] = "";
+	int rc;
+
+	memcpy(pei + 48, "LBOOT-PEI-CFG-v1", 16);
+	CHECK(mkdtemp(dir) != NULL);
+	for (int i = 0; i < 4; i++)
+		snprintf(p[i], sizeof(p[i]), "%s/%s", dir, names[i]);
+	CHECK(write_file(p[0], pe, sizeof(pe)) == 0);
+	CHECK(write_file(p[1], pei, sizeof(pei)) == 0);
+	struct lb_mkrom_opts o = { .dxe = p[0], .pei = p[1], .out = p[2], .tpm = 1 };
+
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc) {
+		printf("# %s\n", err);
+	} else {
+		size_t len = 0, blen = 0, flen = 0;
+		unsigned char *b = slurp(p[2], &len), *body = NULL, *f = NULL;
+		struct lb_uefi_image *img = NULL;
+		struct lb_uefi_node *apr, *pf;
+		char why[256];
+
+		CHECK_INT(r.pei_size, sizeof(pei));
+		CHECK(r.pei_measured_at == 0x100000000ull - len); /* FVMAIN_COMPACT is at offset 0 */
+		lb_mkrom_report_free(&r);
+		CHECK(b && lb_uefi_parse(b, len, 0, &img, why, sizeof(why)) == 0);
+		apr = img ? lb_uefi_find_file(img, "1B45CC0A-156A-428A-AF62-49864DA0E6E6") : NULL;
+		pf = img ? lb_uefi_find_file(img, "LbootPei") : NULL;
+		CHECK(apr && pf && pf->type == LB_FV_FILETYPE_PEIM);
+		CHECK(apr && pf && apr->parent == pf->parent && pf->parent == lb_uefi_pei_volume(img));
+		if (apr && apr->n_child && lb_uefi_node_bytes(img, apr->child[0], 1, &body, &blen) == 0) {
+			CHECK(blen == 32 && !memcmp(body, me, 16)); /* lbootpei, then PcdPeim */
+			CHECK(blen == 32 && !memcmp(body + 16, "\x4f\xda\x3a\x9b", 4));
+		} else {
+			CHECK(0);
+		}
+		if (pf && lb_uefi_node_bytes(img, pf, 0, &f, &flen) == 0) {
+			unsigned char *m = memmem(f, flen, "LBOOT-PEI-CFG-v1", 16);
+			uint64_t a = 0;
+
+			CHECK(m && m + 40 <= f + flen && !memcmp(m + 16, dxe_fv, 16));
+			for (int i = 0; m && i < 8; i++)
+				a |= (uint64_t)m[32 + i] << (8 * i);
+			CHECK(a == 0x100000000ull - len);
+		} else {
+			CHECK(0);
+		}
+		free(f);
+		free(body);
+		lb_uefi_free(img);
+		free(b);
+	}
+	/* no config block, or two: refused, nothing written */
+	memset(pei + 48, 0, 16);
+	CHECK(write_file(p[1], pei, sizeof(pei)) == 0);
+	o.out = p[3];
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK(rc != 0 && strstr(err, "LBOOT-PEI-CFG-v1"));
+	CHECK(access(p[3], F_OK) != 0);
+	memcpy(pei + 16, "LBOOT-PEI-CFG-v1", 16);
+	memcpy(pei + 80, "LBOOT-PEI-CFG-v1", 16);
+	CHECK(write_file(p[1], pei, sizeof(pei)) == 0);
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK(rc != 0 && strstr(err, "LBOOT-PEI-CFG-v1"));
+	CHECK(access(p[3], F_OK) != 0);
+	unlink(p[2]);
+	for (int i = 0; i < 3; i++) {
+		static const char *const v[2] = { "pei-vars.fd", "bad-vars.fd" };
+		char vp[96];
+
+		if (i < 2) {
+			snprintf(vp, sizeof(vp), "%s/%s", dir, v[i]);
+			unlink(vp);
+		}
+		unlink(p[i]);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	TEST("mkrom: keep list parser") {
@@ -600,6 +693,12 @@ int main(void)
 			SKIP("%s not installed (apt-get install ovmf)", LB_MKROM_DEFAULT_BASE);
 		else
 			tpm_test();
+	}
+	TEST("mkrom: --tpm adds lbootpei, first in the PEI apriori file") {
+		if (access(LB_MKROM_DEFAULT_BASE, R_OK) != 0)
+			SKIP("%s not installed (apt-get install ovmf)", LB_MKROM_DEFAULT_BASE);
+		else
+			pei_test();
 	}
 	TEST("mkrom: --size parser") {
 		for (size_t i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {

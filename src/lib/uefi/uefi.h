@@ -215,6 +215,8 @@ struct lb_uefi_node *lb_uefi_find_file(struct lb_uefi_image *img, const char *se
 struct lb_uefi_node *lb_uefi_find_volume(struct lb_uefi_image *img, const char *sel);
 /* The FFS volume that holds the DXE_CORE file, or NULL. */
 struct lb_uefi_node *lb_uefi_dxe_volume(struct lb_uefi_image *img);
+/* The volume that holds PEI_CORE (NULL: none). */
+struct lb_uefi_node *lb_uefi_pei_volume(struct lb_uefi_image *img);
 /* The volume a node lives in (NULL for nodes outside volumes). */
 struct lb_uefi_node *lb_uefi_volume_of(struct lb_uefi_node *n);
 
@@ -232,6 +234,9 @@ int lb_uefi_insert(struct lb_uefi_image *img, struct lb_uefi_node *volume,
 		   const uint8_t *ffs, size_t len, struct lb_uefi_node **added);
 
 /* Replace the body of the (first) PE32 or TE section of a file with pe. */
+/* Replace a file by another FFS file of the same name at the same place. */
+int lb_uefi_replace_file(struct lb_uefi_image *img, struct lb_uefi_node *file,
+			 const uint8_t *ffs, size_t len);
 int lb_uefi_replace_pe32(struct lb_uefi_image *img, struct lb_uefi_node *file,
 			 const uint8_t *pe, size_t len);
 

@@ -85,6 +85,11 @@ struct lb_uefi_node *lb_uefi_dxe_volume(struct lb_uefi_image *img)
 	return img ? lb_uefi_volume_of(find_type(img->root, LB_FV_FILETYPE_DXE_CORE)) : NULL;
 }
 
+struct lb_uefi_node *lb_uefi_pei_volume(struct lb_uefi_image *img)
+{
+	return img ? lb_uefi_volume_of(find_type(img->root, LB_FV_FILETYPE_PEI_CORE)) : NULL;
+}
+
 static int editable_volume(struct lb_uefi_image *img, struct lb_uefi_node *v)
 {
 	char g[37];
@@ -191,6 +196,47 @@ int lb_uefi_insert(struct lb_uefi_image *img, struct lb_uefi_node *v,
 	f->dirty = 0;
 	if (added)
 		*added = f;
+	return 0;
+}
+
+/* Replace file by the FFS file ffs at the same place in its volume (files
+ * before it do not move; files after it move only by the size change,
+ * which the caller checks when they execute in place). */
+int lb_uefi_replace_file(struct lb_uefi_image *img, struct lb_uefi_node *file,
+			 const uint8_t *ffs, size_t len)
+{
+	struct lb_uefi_node *v, *added = NULL;
+	size_t i, j;
+	uint8_t name[16];
+	int rc;
+
+	if (!img || !file || file->kind != LB_UEFI_FILE || !ffs || len < 16)
+		return -EINVAL;
+	v = file->parent;
+	if (memcmp(ffs, file->guid, 16))
+		return uefi_seterr(img, -EINVAL, "replacement file has another name");
+	/* lb_uefi_insert refuses a second file of one name: rename the old
+	 * one while both are there */
+	memcpy(name, file->guid, 16);
+	file->guid[0] ^= 0xFF;
+	rc = lb_uefi_insert(img, v, ffs, len, &added);
+	memcpy(file->guid, name, 16);
+	if (rc)
+		return rc;
+	for (i = 0; i < v->n_child && v->child[i] != file; i++)
+		;
+	for (j = 0; j < v->n_child && v->child[j] != added; j++)
+		;
+	if (i == v->n_child || j == v->n_child)
+		return uefi_seterr(img, -EFAULT, "replace: file not in its volume");
+	memmove(v->child + j, v->child + j + 1, (v->n_child - j - 1) * sizeof(*v->child));
+	v->n_child--;
+	if (j < i)
+		i--;
+	v->child[i] = added;
+	file->parent = NULL;
+	uefi_node_free(file);
+	uefi_mark_dirty(v);
 	return 0;
 }
 
