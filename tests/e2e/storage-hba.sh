@@ -24,6 +24,10 @@ for hba in "lsi53c895a:sym0: <895a>"; do
 	expect 'lboot: found /dev/sda1 ext4 .*label=HBABOOT \(hd0,gpt1\)' 120 && ok "$dev: disk found" ||
 		not_ok "$dev: disk found"
 	expect "lboot: kexec 'behind an HBA' kernel=/vmlinuz" 60 && ok "$dev: kexec" || not_ok "$dev: kexec"
+	# SeaBIOS, -kernel: no EFI runtime services, one line says so
+	expect '^lboot: boot log: no EFI variables \(not booted by EFI\): not handed over$' 60 &&
+		ok "$dev: boot log not handed over (no EFI), one line" ||
+		not_ok "$dev: boot log not handed over (no EFI), one line"
 	expect 'lboot-target: cmdline: .*lboot-test=hba' 180 && ok "$dev: target OS booted" ||
 		not_ok "$dev: target OS booted"
 	log "$dev: target up after $(elapsed) s"
