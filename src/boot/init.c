@@ -1142,7 +1142,7 @@ void lb_init_main(void)
 	tty = tcgetattr(0, &tios) == 0;
 	{
 		char up[32];
-		say("\n" LB_LOG_NOTICE "lboot: starting lboot %s (uptime %s s)\n", LB_VERSION,
+		say("\n" LB_LOG_NOTICE "lboot: lboot %s starting (uptime %s s)\n", LB_VERSION,
 		    lb_uptime(up, sizeof(up)));
 	}
 	lb_boot_opts_init(&o);

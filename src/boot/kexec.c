@@ -16,7 +16,6 @@
 #include "netio.h"
 #include "uptime.h"
 #include "uki.h"
-#include "kmsg.h"
 
 #ifndef SYS_kexec_file_load
 #define SYS_kexec_file_load 320 /* x86_64 */
@@ -566,7 +565,7 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 		goto out;
 	}
 	if (rq->log) {
-		fprintf(rq->log, LB_LOG_NOTICE "lboot: %skexec '%s' kernel=%s initrd=%s cmdline=%s\n",
+		fprintf(rq->log, "lboot: %skexec '%s' kernel=%s initrd=%s cmdline=%s\n",
 			rq->dry_run ? "would " : "", e->title ? e->title : "",
 			e->kernel, st.initrds[0] ? st.initrds : "none", st.cmdline);
 		if (!rq->dry_run) {

@@ -144,8 +144,9 @@ bootlog_checks() { # TITLE OTHER_TITLE
 	sed -n 's/^sdboot-target: bootlog: //p' "$T/boot-$N.log" >"$bl"
 	check "the OS read the boot log: NV+BS+RT, at most 4096 bytes" \
 		has '^sdboot-target: bootlog attr=07 bytes=([1-9][0-9]{0,2}|[1-3][0-9]{3}|40[0-8][0-9]|409[0-6])$'
-	check "boot log: the kexec line of '$1', at level notice" grep -Eq "^<5>lboot: kexec '$1' kernel=/vmlinuz" "$bl"
+	check "boot log: the kexec line of '$1', at level info" grep -Eq "^<6>lboot: kexec '$1' kernel=/vmlinuz" "$bl"
 	check "boot log: no line of the earlier boot ('$2')" bash -c "! grep -q \"'$2'\" '$bl'"
+	check "boot log: lboot's banner, at level notice" grep -Eq "^<5>lboot: lboot [^ ]+ starting" "$bl"
 	check "boot log: the ESP found, at level info" grep -Eq "^<6>lboot: found /dev/vda1 vfat " "$bl"
 	check "boot log: only lboot's lines, each with a level" bash -c "! grep -Ev '^<[0-7]>lboot: ' '$bl'"
 	# each of them on the serial console once, whoever printed it (the
