@@ -34,6 +34,7 @@
 #include "watchdog.h"
 #include "order.h"
 #include "bootstate.h"
+#include "log.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -238,15 +239,27 @@ int lb_boot_select_default(struct lb_entries *l, const char *sel)
 	return -ENOENT;
 }
 
+/* Where lboot's messages go (log.h): to the console, and in PID 1 to the
+ * kernel log too; markers (kmsg.h) give a line its level. */
+static FILE *out_log;
+
+static FILE *outf(void)
+{
+	if (!out_log)
+		out_log = lb_log_open(0, NULL);
+	return out_log ? out_log : stdout;
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
-	va_end(ap);
 	fflush(stdout);
+	va_start(ap, fmt);
+	vfprintf(outf(), fmt, ap);
+	va_end(ap);
+	fflush(outf());
 }
 
 /* one line per config file: "lboot: FILE on DEVICE: N entries" */
@@ -281,7 +294,7 @@ static void report_configs(const struct lb_entries *l, const struct lb_fsset *se
 	if (debug)
 		for (size_t i = 0; i < l->n; i++) {
 			const struct lb_entry *e = &l->v[i];
-			say("lboot: entry %zu%s: '%s' id=%s fs=%s kernel=%s initrds=%zu cmdline=%s%s\n",
+			say(LB_LOG_DEBUG "lboot: entry %zu%s: '%s' id=%s fs=%s kernel=%s initrds=%zu cmdline=%s%s\n",
 			    i, e->is_default ? " (default)" : "", e->title ? e->title : "",
 			    e->id ? e->id : "-", e->fs ? e->fs : "-",
 			    e->kernel ? e->kernel : "-", e->n_initrd,
@@ -340,19 +353,19 @@ static void measure_setup(const struct lb_boot_opts *o)
 
 	tpm_require = vb.pol.tpm_require || !strcmp(o->tpm, "require");
 	if (tpm_require)
-		say("lboot: a TPM is required (%s): nothing boots unmeasured\n",
+		say(LB_LOG_ERR "lboot: a TPM is required (%s): nothing boots unmeasured\n",
 		    vb.pol.tpm_require ? "built in" : "lboot.tpm=require");
 	if (!tpm_require && (!strcmp(o->measure, "0") || !strcmp(o->measure, "off")))
 		return;
 	r = lb_measure_open(&tpm, NULL, err, sizeof(err));
 	if (r == -ENOENT) {
 		if (tpm_require || !strcmp(o->measure, "1") || !strcmp(o->measure, "on"))
-			say("lboot: TPM: none found; lboot.measure=%s, and nothing can be measured\n",
+			say(LB_LOG_WARN "lboot: TPM: none found; lboot.measure=%s, and nothing can be measured\n",
 			    o->measure);
 		return;
 	}
 	if (r) {
-		say("lboot: TPM: %s; booting unmeasured\n", err[0] ? err : strerror(r < 0 ? -r : EIO));
+		say(LB_LOG_WARN "lboot: TPM: %s; booting unmeasured\n", err[0] ? err : strerror(r < 0 ? -r : EIO));
 		return;
 	}
 	mask = lb_measure_banks(&tpm);
@@ -361,7 +374,7 @@ static void measure_setup(const struct lb_boot_opts *o)
 			size_t l = strlen(banks);
 			snprintf(banks + l, sizeof(banks) - l, "%s%s", l ? " " : "", lb_hash_name(a));
 		}
-	say("lboot: TPM 2.0 (%s): measuring what boots into PCR 4, 9 (and 11 for a UKI), banks %s\n",
+	say(LB_LOG_NOTICE "lboot: TPM 2.0 (%s): measuring what boots into PCR 4, 9 (and 11 for a UKI), banks %s\n",
 	    tpm.dev.path, banks);
 	tpm_on = 1;
 }
@@ -388,19 +401,19 @@ static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 	if (st->initrd.fd >= 0 && (r = lb_measure_initrd(&tpm, &st->initrd.dig)))
 		goto fail;
 	r = lb_measure_log_acpi(&tpm, NULL, err, sizeof(err));
-	say("lboot: measured '%s': PCR 4 %s, PCR 9 command line%s%s; event log %s%s\n",
+	say(LB_LOG_NOTICE "lboot: measured '%s': PCR 4 %s, PCR 9 command line%s%s; event log %s%s\n",
 	    title, st->is_uki ? "UKI" : "kernel", st->initrd.fd >= 0 ? " and initrd" : "",
 	    st->is_uki ? ", PCR 11 UKI sections" : "",
 	    r ? "not handed over: " : "handed over in the ACPI TPM2 log area",
 	    r ? (err[0] ? err : strerror(-r)) : "");
 	if ((r = lb_measure_lock_platform(&tpm)))
-		say("lboot: TPM: locking the platform hierarchy failed: %s\n",
+		say(LB_LOG_ERR "lboot: TPM: locking the platform hierarchy failed: %s\n",
 		    r < 0 ? strerror(-r) : "TPM error");
 	else
 		say("lboot: TPM: platform hierarchy locked\n");
 	return 0;
 fail:
-	say("lboot: TPM: measuring '%s' failed: %s; %s\n", title,
+	say(LB_LOG_ERR "lboot: TPM: measuring '%s' failed: %s; %s\n", title,
 	    r < 0 ? strerror(-r) : "TPM error",
 	    tpm_require ? "not booting it (a TPM is required)" : "booting it unmeasured");
 	return r < 0 ? r : -EIO;
@@ -419,7 +432,7 @@ static void drop_caches(void)
 
 	if (fd >= 0)
 		close(fd);
-	say("lboot: fault injection: page cache %s after the check (lboot.fault_dropcaches)\n",
+	say(LB_LOG_WARN "lboot: fault injection: page cache %s after the check (lboot.fault_dropcaches)\n",
 	    ok ? "dropped" : "NOT dropped");
 }
 
@@ -438,7 +451,7 @@ static void totp_show(const struct lb_boot_opts *o)
 		unsigned long v = strtoul(o->totp, &end, 0);
 
 		if (*end || (v >> 24) != 0x01 || v > 0xffffffffUL) {
-			say("lboot: lboot.totp=%s: want off or an NV index 0x01xxxxxx\n", o->totp);
+			say(LB_LOG_WARN "lboot: lboot.totp=%s: want off or an NV index 0x01xxxxxx\n", o->totp);
 			return;
 		}
 		index = (uint32_t)v;
@@ -475,7 +488,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 {
 	struct lb_kexec_req rq = {
 		.set = set, .entry = e, .cmdline = cmdline,
-		.dry_run = o->dry_run, .log = stdout,
+		.dry_run = o->dry_run, .log = outf(),
 		.digest_mask = lb_verify_mask_entry(&vb.pol, set, e) |
 			       (tpm_on ? lb_measure_banks(&tpm) : 0),
 		.check = check_entry,
@@ -490,7 +503,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	fault_dropcaches = o->fault_dropcaches;
 	r = lb_kexec_load(&rq, why, sizeof(why));
 	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require)) {
-		say("lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",
+		say(LB_LOG_ERR "lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",
 		    lb_entry_device(set, e), why);
 		refused_set(l, e, why);
 		return r;
@@ -500,13 +513,15 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 		if (o->dry_run)
 			return 0;
 		if (o->pid1) /* EFI variables for the OS, boot counting */
-			lb_bootstate_handover(set, e, o->default_sel, o->start_ms, stdout);
-		lb_watchdog_handover(o->unattended.handover, stdout);
+			lb_bootstate_handover(set, e, o->default_sel, o->start_ms, outf());
+		if (o->pid1) /* the boot log, last: the kexec line is in it */
+			lb_bootlog_handover(outf());
+		lb_watchdog_handover(o->unattended.handover, outf());
 		r = lb_kexec_exec();
-		lb_watchdog_resume(stdout);
+		lb_watchdog_resume(outf());
 		snprintf(why, sizeof(why), "reboot(KEXEC): %s", strerror(-r));
 	}
-	say("lboot: boot failed: %s (%s): %s\n", e->title ? e->title : "?",
+	say(LB_LOG_ERR "lboot: boot failed: %s (%s): %s\n", e->title ? e->title : "?",
 	    lb_entry_device(set, e), why);
 	return r ? r : -EIO;
 }
@@ -558,7 +573,7 @@ static int try_all(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	int n;
 
 	if (!order) {
-		say("lboot: out of memory for the fallback order\n");
+		say(LB_LOG_ERR "lboot: out of memory for the fallback order\n");
 		return -ENOMEM;
 	}
 	n = lb_boot_fallback_order(set, l, order);
@@ -568,7 +583,7 @@ static int try_all(const struct lb_boot_opts *o, const struct lb_fsset *set,
 			return 0;
 		}
 	free(order);
-	say("lboot: every entry failed to boot\n");
+	say(LB_LOG_ERR "lboot: every entry failed to boot\n");
 	return -ENOEXEC;
 }
 
@@ -680,7 +695,7 @@ static void net_setup(const struct lb_boot_opts *o)
 			if (access(paths[i], F_OK))
 				continue;
 			if (lb_tls_anchors_add_path(nb.anchors, paths[i], e, sizeof(e)) < 0)
-				say("lboot: https trust anchors: %s\n", e);
+				say(LB_LOG_WARN "lboot: https trust anchors: %s\n", e);
 		}
 		nb.tls.anchors = nb.anchors;
 		nb.tls.time_floor = lb_tls_build_date(__DATE__);
@@ -703,7 +718,7 @@ static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int fir
 	struct lb_netboot_opts no = {
 		.iface = o->net_iface[0] ? o->net_iface : NULL,
 		.timeout_ms = (unsigned)(o->net_timeout > 0 ? o->net_timeout : 30) * 1000u,
-		.log = stdout,
+		.log = outf(),
 		.v = &vb.v,
 		.url = o->netboot[0] ? o->netboot : NULL,
 		.vlan = o->vlan,
@@ -720,11 +735,11 @@ static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int fir
 	lb_progress_bound(LB_PHASE_SCAN, "net", (int)no.timeout_ms + 60000);
 	r = lb_netboot(&no, &nl, &lease, err, sizeof(err));
 	if (r) {
-		say("lboot: network boot: %s\n", err[0] ? err : strerror(-r));
+		say(LB_LOG_ERR "lboot: network boot: %s\n", err[0] ? err : strerror(-r));
 		lb_entries_free(&nl);
 		return;
 	}
-	say("lboot: network boot: %zu entr%s from %s\n", nl.n, nl.n == 1 ? "y" : "ies",
+	say(LB_LOG_NOTICE "lboot: network boot: %zu entr%s from %s\n", nl.n, nl.n == 1 ? "y" : "ies",
 	    lease.ifname);
 	for (size_t i = 0; i < nl.n; i++)
 		if (had_default)
@@ -736,8 +751,8 @@ static void net_scan(const struct lb_boot_opts *o, struct lb_entries *l, int fir
 static void save_env(void *arg, const struct lb_grub_save *s)
 {
 	(void)arg;
-	lb_grubenv_apply(s, stdout);
-	fflush(stdout);
+	lb_grubenv_apply(s, outf());
+	fflush(outf());
 }
 
 /* The built-in policy, made stricter by lboot.verify=; one line says it. */
@@ -747,23 +762,23 @@ static void policy_setup(const struct lb_boot_opts *o)
 	if (o->verify[0]) {
 		int r = lb_policy_raise(&vb.pol, o->verify);
 		if (r < 0)
-			say("lboot: lboot.verify=%s: want off, warn or enforce; keeping %s\n",
+			say(LB_LOG_WARN "lboot: lboot.verify=%s: want off, warn or enforce; keeping %s\n",
 			    o->verify, lb_verify_mode_name(vb.pol.mode));
 		else if (!r && strcmp(o->verify, lb_verify_mode_name(vb.pol.mode)))
-			say("lboot: lboot.verify=%s ignored: the built-in policy is %s, and the command line may only make it stricter\n",
+			say(LB_LOG_WARN "lboot: lboot.verify=%s ignored: the built-in policy is %s, and the command line may only make it stricter\n",
 			    o->verify, lb_verify_mode_name(vb.pol.mode));
 	}
 	if (vb.pol.err[0])
-		say("lboot: verified boot policy invalid, nothing can boot: %s\n", vb.pol.err);
+		say(LB_LOG_ERR "lboot: verified boot policy invalid, nothing can boot: %s\n", vb.pol.err);
 	if (vb.pol.mode != LB_VERIFY_OFF)
-		say("lboot: verified boot: %s, %zu trusted key%s, %zu revoked, %zu CA%s%s%s\n",
+		say(LB_LOG_NOTICE "lboot: verified boot: %s, %zu trusted key%s, %zu revoked, %zu CA%s%s%s\n",
 		    lb_verify_mode_name(vb.pol.mode), vb.pol.n_trusted,
 		    vb.pol.n_trusted == 1 ? "" : "s", vb.pol.n_revoked, vb.pol.n_cas,
 		    vb.pol.n_cas == 1 ? "" : "s",
 		    vb.pol.allow_edit ? ", edits allowed" : "",
 		    vb.pol.allow_shell ? ", shell allowed" : "");
 	vb.v.pol = &vb.pol;
-	vb.v.log = stdout;
+	vb.v.log = outf();
 	lb_scan_set_check(vb.pol.mode != LB_VERIFY_OFF ? lb_verify_config : NULL, &vb.v);
 }
 
@@ -774,7 +789,7 @@ static void floor_nv_setup(void)
 	if (!vb.pol.manifest_floor_nv)
 		return;
 	if (lb_policy_floor_nv(&vb.pol, tpm_on ? &tpm.t : NULL)) {
-		say("lboot: verified boot policy invalid, nothing can boot: %s\n", vb.pol.err);
+		say(LB_LOG_ERR "lboot: verified boot policy invalid, nothing can boot: %s\n", vb.pol.err);
 		lb_scan_set_check(lb_verify_config, &vb.v);
 		return;
 	}
@@ -825,14 +840,14 @@ static int nothing_round(const struct lb_boot_opts *o, long since_ms, unsigned r
 	long left = giveup * 1000L - (lb_progress_now_ms() - since_ms);
 
 	if (lb_giveup_due(giveup, since_ms, lb_progress_now_ms())) {
-		say("lboot: nothing to boot for %d s and nobody at the console (lboot.giveup=%d): rebooting\n",
+		say(LB_LOG_WARN "lboot: nothing to boot for %d s and nobody at the console (lboot.giveup=%d): rebooting\n",
 		    giveup, giveup);
 		if (o->dry_run || !o->pid1) {
 			say("lboot: %s: not rebooting\n", o->dry_run ? "dry run" : "not PID 1");
 			return 1;
 		}
 		r = lb_reboot(LB_LINUX_REBOOT_CMD_RESTART);
-		say("lboot: reboot failed: %s\n", strerror(-r));
+		say(LB_LOG_ERR "lboot: reboot failed: %s\n", strerror(-r));
 	}
 	if (giveup > 0 && left > 0 && (recovery || left < delay * 1000L))
 		delay = (int)((left + 999) / 1000);
@@ -844,10 +859,10 @@ static int nothing_round(const struct lb_boot_opts *o, long since_ms, unsigned r
 		return 0;
 	}
 	if (giveup > 0)
-		say("lboot: nothing to boot (round %u): rescanning in %d s; rebooting in %ld s unless someone types (lboot.giveup=%d)\n",
+		say(LB_LOG_WARN "lboot: nothing to boot (round %u): rescanning in %d s; rebooting in %ld s unless someone types (lboot.giveup=%d)\n",
 		    round + 1, delay, left > 0 ? (left + 999) / 1000 : 0, giveup);
 	else
-		say("lboot: nothing to boot (round %u): rescanning in %d s (lboot.giveup=0: never rebooting)\n",
+		say(LB_LOG_WARN "lboot: nothing to boot (round %u): rescanning in %d s (lboot.giveup=0: never rebooting)\n",
 		    round + 1, delay);
 	m->first_wait = delay;
 	return 0;
@@ -875,7 +890,7 @@ static int boot_run(const struct lb_boot_opts *o)
 	for (;;) {
 		struct lb_discover_opts dopts = {
 			.mnt = o->mnt, .wait_ms = (first ? o->wait : 1) * 1000,
-			.stable_ms = o->settle_ms, .log = stdout,
+			.stable_ms = o->settle_ms, .log = outf(),
 		};
 		struct lb_entries l = LB_ENTRIES_INIT;
 		struct lb_fsset set = { 0 };
@@ -891,7 +906,7 @@ static int boot_run(const struct lb_boot_opts *o)
 			lb_progress_bound(LB_PHASE_DISCOVER, NULL,
 					  r ? dopts.wait_ms + r : 0);
 			if ((r = lb_discover(&dopts, &set, &ndev)))
-				say("lboot: device discovery: %s\n", strerror(-r));
+				say(LB_LOG_ERR "lboot: device discovery: %s\n", strerror(-r));
 			/* cloned disks: entries keep the device they came from */
 			if (lb_fsset_mark_ambiguous(&set))
 				for (size_t i = 0; i < set.n; i++)
@@ -903,13 +918,13 @@ static int boot_run(const struct lb_boot_opts *o)
 			/* the order is policy: classes and hardware paths, lboot.order= */
 			net_first = lb_order_sort(&set, o->order, NULL);
 			if (net_first < 0) {
-				say("lboot: lboot.order=%s: unknown token; using the default order\n",
+				say(LB_LOG_WARN "lboot: lboot.order=%s: unknown token; using the default order\n",
 				    o->order);
 				net_first = 0;
 			}
 			if (o->debug)
 				for (size_t i = 0; i < set.n; i++)
-					say("lboot: order %zu: %s\n", i, set.v[i].name ? set.v[i].name : "?");
+					say(LB_LOG_DEBUG "lboot: order %zu: %s\n", i, set.v[i].name ? set.v[i].name : "?");
 			if (net_first && strcmp(o->net, "off"))
 				net_scan(o, &l, first);
 			if (o->debug) {
@@ -918,7 +933,7 @@ static int boot_run(const struct lb_boot_opts *o)
 				    ndev, set.n, lb_uptime(up, sizeof(up)));
 			}
 			if ((r = lb_scan(&set, &l)))
-				say("lboot: scanning configs: %s\n", strerror(-r));
+				say(LB_LOG_ERR "lboot: scanning configs: %s\n", strerror(-r));
 			if (o->debug) {
 				char up[32];
 				say("lboot: %zu entries at uptime %s s\n", l.n,
@@ -929,9 +944,9 @@ static int boot_run(const struct lb_boot_opts *o)
 				net_scan(o, &l, first);
 			report_configs(&l, &set, o->debug);
 			/* LoaderEntryOneShot/Default (EFI), then lboot.default= */
-			lb_bootstate_select(&l, o->default_sel, o->pid1, o->dry_run, stdout);
+			lb_bootstate_select(&l, o->default_sel, o->pid1, o->dry_run, outf());
 			if (!l.n)
-				say("lboot: no bootable entries found on %zu devices\n", ndev);
+				say(LB_LOG_WARN "lboot: no bootable entries found on %zu devices\n", ndev);
 		}
 		first = 0;
 		scan = 1;
@@ -961,7 +976,7 @@ static int boot_run(const struct lb_boot_opts *o)
 			m.n_refused = vb.n_refused;
 			totp_show(o);
 			if ((r = lb_menu_run(&m, &l, &set, timeout, &res))) {
-				say("lboot: menu: %s\n", strerror(-r));
+				say(LB_LOG_ERR "lboot: menu: %s\n", strerror(-r));
 				sleep(1);
 				continue;
 			}
@@ -1002,7 +1017,7 @@ static int boot_run(const struct lb_boot_opts *o)
 				r = lb_reboot(res.action == LB_MENU_REBOOT ?
 					      LB_LINUX_REBOOT_CMD_RESTART :
 					      LB_LINUX_REBOOT_CMD_POWER_OFF);
-				say("lboot: %s failed: %s\n",
+				say(LB_LOG_ERR "lboot: %s failed: %s\n",
 				    res.action == LB_MENU_REBOOT ? "reboot" : "power off",
 				    strerror(-r));
 				break;
@@ -1043,7 +1058,7 @@ static void mount_one(const char *src, const char *dir, const char *type,
 {
 	mkdir(dir, 0755);
 	if (mount(src, dir, type, flags, data) < 0 && errno != EBUSY)
-		say("lboot: mount %s on %s: %s\n", type, dir, strerror(errno));
+		say(LB_LOG_ERR "lboot: mount %s on %s: %s\n", type, dir, strerror(errno));
 }
 
 static void setup(void)
@@ -1107,7 +1122,7 @@ static int fault_pid1;
 
 static void fault_pid1_now(void)
 {
-	say("\nlboot: fault injection: PID 1 %s\n",
+	say("\n" LB_LOG_WARN "lboot: fault injection: PID 1 %s\n",
 	    fault_pid1 == 2 ? "exits" : "stops (nothing feeds the watchdog now)");
 	if (fault_pid1 == 2)
 		_exit(1);
@@ -1206,11 +1221,12 @@ void lb_init_main(void)
 	int crashes = 0, hangs = 0, tty;
 
 	setup();
+	out_log = lb_log_open(1, NULL); /* /dev is there now */
 	tty = tcgetattr(0, &tios) == 0;
 	lb_console_setup(stdout);
 	{
 		char up[32];
-		say("\nlboot %s starting (uptime %s s)\n", LB_VERSION,
+		say("\n" LB_LOG_NOTICE "lboot: lboot %s starting (uptime %s s)\n", LB_VERSION,
 		    lb_uptime(up, sizeof(up)));
 	}
 	lb_boot_opts_init(&o);
@@ -1218,18 +1234,18 @@ void lb_init_main(void)
 	o.pid1 = 1;
 	o.start_ms = lb_progress_now_ms();
 	if (o.unattended.watchdog)
-		lb_watchdog_arm(o.unattended.watchdog, stdout);
+		lb_watchdog_arm(o.unattended.watchdog, outf());
 	if (o.debug)
-		say("lboot: timeout=%d wait=%d default=%s idle=%d giveup=%d\n", o.timeout,
+		say(LB_LOG_DEBUG "lboot: timeout=%d wait=%d default=%s idle=%d giveup=%d\n", o.timeout,
 		    o.wait, o.default_sel[0] ? o.default_sel : "-", o.unattended.idle,
 		    o.unattended.giveup);
 	if (!strcmp(o.fault_hang, "pid1") || !strcmp(o.fault_hang, "pid1-exit")) {
 		fault_pid1 = o.fault_hang[4] ? 2 : 1;
-		say("lboot: fault injection: PID 1 will %s\n", fault_pid1 == 2 ? "exit" : "hang");
+		say(LB_LOG_WARN "lboot: fault injection: PID 1 will %s\n", fault_pid1 == 2 ? "exit" : "hang");
 	} else if (lb_progress_configure(-1, o.fault_hang))
-		say("lboot: lboot.fault_hang=%s: no such phase\n", o.fault_hang);
+		say(LB_LOG_WARN "lboot: lboot.fault_hang=%s: no such phase\n", o.fault_hang);
 	else if (o.fault_hang[0])
-		say("lboot: fault injection: the boot process will hang at %s\n",
+		say(LB_LOG_WARN "lboot: fault injection: the boot process will hang at %s\n",
 		    o.fault_hang);
 	if (o.phase_timeout[0])
 		lb_progress_timeouts(o.phase_timeout); /* checked by the parser */
@@ -1250,7 +1266,7 @@ void lb_init_main(void)
 		int st, r = lb_supervise_once(&o, lb_boot_run, &end);
 
 		if (r < 0) {
-			say("lboot: fork: %s: running the menu in PID 1\n", strerror(-r));
+			say(LB_LOG_ERR "lboot: fork: %s: running the menu in PID 1\n", strerror(-r));
 			lb_boot_run(&o);
 			sleep(1);
 			continue;
@@ -1259,14 +1275,14 @@ void lb_init_main(void)
 			tcsetattr(0, TCSANOW, &tios);
 		lb_console_restore();
 		if (end.hung) {
-			say("\nlboot: %s%s%s: no progress for %d s: stopped the boot process\n",
+			say("\n" LB_LOG_ERR "lboot: %s%s%s: no progress for %d s: stopped the boot process\n",
 			    lb_phase_name(end.phase), end.dev[0] ? " of " : "",
 			    end.dev, end.secs);
 			if (end.stuck)
-				say("lboot: it is stuck in the kernel: going on without waiting for it\n");
+				say(LB_LOG_WARN "lboot: it is stuck in the kernel: going on without waiting for it\n");
 			if (end.dev[0] && ++hangs <= 16 && !lb_progress_skipped(end.dev) &&
 			    !lb_progress_skip_add(end.dev)) {
-				say("lboot: going on without %s\n", end.dev);
+				say(LB_LOG_WARN "lboot: going on without %s\n", end.dev);
 				if (o.recovery || end.interactive) {
 					o.recovery = 0; /* scan again, then the menu */
 					o.interactive = 1;
@@ -1279,10 +1295,10 @@ void lb_init_main(void)
 		}
 		st = end.status;
 		if (WIFSIGNALED(st))
-			say("\nlboot: boot menu died (signal %d): back to the recovery prompt\n",
+			say("\n" LB_LOG_ERR "lboot: boot menu died (signal %d): back to the recovery prompt\n",
 			    WTERMSIG(st));
 		else
-			say("\nlboot: boot menu exited (status %d): back to the recovery prompt\n",
+			say("\n" LB_LOG_ERR "lboot: boot menu exited (status %d): back to the recovery prompt\n",
 			    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		o.recovery = 1;
 		if (++crashes > 3) {

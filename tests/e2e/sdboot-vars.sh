@@ -137,8 +137,34 @@ else
 	skip "boot 1: bootctl status" "no bootctl on this host (apt-get install systemd-boot)"
 fi
 
-# --- boot 2 --------------------------------------------------------------
-boot ""
+# the boot log (docs/boot-state.md): lboot's lines, read back from the
+# firmware kernel's /dev/kmsg with their levels, in LbootLog-<lboot's GUID>
+bootlog_checks() { # TITLE OTHER_TITLE
+	local bl=$T/bootlog-$N.txt
+	sed -n 's/^sdboot-target: bootlog: //p' "$T/boot-$N.log" >"$bl"
+	check "the OS read the boot log: NV+BS+RT, at most 4096 bytes" \
+		has '^sdboot-target: bootlog attr=07 bytes=([1-9][0-9]{0,2}|[1-3][0-9]{3}|40[0-8][0-9]|409[0-6])$'
+	check "boot log: the kexec line of '$1', at level info" grep -Eq "^<6>lboot: kexec '$1' kernel=/vmlinuz" "$bl"
+	check "boot log: no line of the earlier boot ('$2')" bash -c "! grep -q \"'$2'\" '$bl'"
+	check "boot log: lboot's banner, at level notice" grep -Eq "^<5>lboot: lboot [^ ]+ starting" "$bl"
+	check "boot log: the ESP found, at level info" grep -Eq "^<6>lboot: found /dev/vda1 vfat " "$bl"
+	check "boot log: only lboot's lines, each with a level" bash -c "! grep -Ev '^<[0-7]>lboot: ' '$bl'"
+	# each of them on the serial console once, whoever printed it (the
+	# kernel, for the levels its console level lets through, or lboot)
+	local dup=0 miss=0 l t c
+	while IFS= read -r l; do
+		t=${l#<?>}
+		c=$(grep -cxF -- "$t" "$T/boot-$N.log")
+		[ "$c" -gt 1 ] && { dup=$((dup + 1)); log "twice on the console: $t"; }
+		[ "$c" -lt 1 ] && { miss=$((miss + 1)); log "not on the console: $t"; }
+	done < <(grep -v "boot log: " "$bl")
+	check "the serial console shows each of the $(wc -l <"$bl") lines once" eq "$dup/$miss" 0/0
+}
+bootlog_checks "entry w" "entry b"
+
+# --- boot 2: quiet (the kernel prints only errors on the console) ---------
+boot "quiet"
+bootlog_checks "entry b" "entry w"
 check "lboot says LoaderEntryOneShot chose b" has "^lboot: default 'entry b' chosen by EFI variable LoaderEntryOneShot=b.conf \(one-shot: deleted\)"
 check "b booted" has '^sdboot-target: up: .*sdtest.entry=b'
 check "LoaderEntrySelected=b.conf" eq "$(var LoaderEntrySelected)" "b.conf"

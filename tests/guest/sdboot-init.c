@@ -61,6 +61,31 @@ static void show(const char *name, const char *guid, int raw)
 	dprintf(1, "sdboot-target: var %s=%s attr=%02x\n", name, out, b[0]);
 }
 
+/* lboot's boot log (UTF-8 lines), each line prefixed, the attributes */
+static void bootlog(void)
+{
+	static unsigned char b[4 + 16384];
+	ssize_t n;
+	int fd = open(DIR_ "LbootLog-" LBOOT, O_RDONLY);
+
+	if (fd < 0) {
+		dprintf(1, "sdboot-target: bootlog unset\n");
+		return;
+	}
+	n = read(fd, b, sizeof(b));
+	close(fd);
+	if (n < 4) {
+		dprintf(1, "sdboot-target: bootlog unreadable\n");
+		return;
+	}
+	dprintf(1, "sdboot-target: bootlog attr=%02x bytes=%zd\n", b[0], n - 4);
+	for (ssize_t i = 4, s = 4; i < n; i++)
+		if (b[i] == '\n') {
+			dprintf(1, "sdboot-target: bootlog: %.*s\n", (int)(i - s), (char *)b + s);
+			s = i + 1;
+		}
+}
+
 /* `bootctl status`, its output prefixed line by line */
 static void bootctl(void)
 {
@@ -138,6 +163,7 @@ int main(void)
 			show(names[i], LOADER, 0);
 		show("LoaderFeatures", LOADER, 1);
 		show("LbootEntryLastBooted", LBOOT, 0);
+		bootlog();
 	}
 	if (strstr(cmd, "sdtest.bootctl"))
 		bootctl();

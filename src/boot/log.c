@@ -1,0 +1,221 @@
+/* lboot's messages to the console and the kernel log; the boot log handed
+ * to the OS (log.h, docs/boot-state.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "efivar.h"
+#include "efivars.h"
+#include "log.h"
+
+#define LINE_MAX_ 2048
+
+struct logc {
+	int kmsg;
+	const char *path;
+	size_t n;
+	char line[LINE_MAX_];
+};
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* would the kernel print a record of this level on the console now?
+ * console_loglevel is the first number of /proc/sys/kernel/printk (read
+ * each time: `dmesg -n` changes it), printk.ignore_loglevel prints all */
+static const char *printk_path = "/proc/sys/kernel/printk",
+		  *ignore_path = "/sys/module/printk/parameters/ignore_loglevel";
+
+void lb_log_set_printk(const char *printk, const char *ignore)
+{
+	printk_path = printk;
+	ignore_path = ignore;
+}
+
+static int kernel_prints(int level)
+{
+	char b[64];
+	ssize_t n;
+	int fd = open(ignore_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, b, 1);
+		close(fd);
+		if (n == 1 && b[0] == 'Y')
+			return 1;
+	}
+	if ((fd = open(printk_path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	return level < atoi(b);
+}
+
+static void emit(struct logc *c, const char *line, size_t len)
+{
+	char rec[LB_KMSG_TEXT_MAX + 32];
+	const char *t;
+	size_t tl, rl;
+	int level = lb_kmsg_level(line, len, &t, &tl), fd, logged = 0;
+
+	if (c->kmsg && (rl = lb_kmsg_record(rec, sizeof(rec), line, len))) {
+		/* a fresh open for each line: the kernel rate-limits what one
+		 * open file writes (printk.devkmsg=ratelimit, 10 lines in 5 s)
+		 * and drops the rest without an error */
+		fd = open(c->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+		if (fd >= 0) {
+			ssize_t w;
+			do
+				w = write(fd, rec, rl);
+			while (w < 0 && errno == EINTR);
+			logged = w == (ssize_t)rl;
+			close(fd);
+		}
+	}
+	/* the kernel printed it on the console already: not twice */
+	if (logged && tl <= LB_KMSG_TEXT_MAX && kernel_prints(level))
+		return;
+	char out[LINE_MAX_ + 1];
+	memcpy(out, t, tl);
+	out[tl] = '\n';
+	write_all(1, out, tl + 1);
+}
+
+static ssize_t log_write(void *cookie, const char *buf, size_t size)
+{
+	struct logc *c = cookie;
+
+	for (size_t i = 0; i < size; i++) {
+		if (buf[i] == '\n') {
+			emit(c, c->line, c->n);
+			c->n = 0;
+			continue;
+		}
+		if (c->n == sizeof(c->line)) { /* a very long line: in parts */
+			emit(c, c->line, c->n);
+			c->n = 0;
+		}
+		c->line[c->n++] = buf[i];
+	}
+	return (ssize_t)size;
+}
+
+static int log_close(void *cookie)
+{
+	struct logc *c = cookie;
+
+	if (c->n)
+		emit(c, c->line, c->n);
+	free(c);
+	return 0;
+}
+
+FILE *lb_log_open(int kmsg, const char *kmsg_path)
+{
+	cookie_io_functions_t io = { .write = log_write, .close = log_close };
+	struct logc *c = calloc(1, sizeof(*c));
+	FILE *f;
+
+	if (!c)
+		return NULL;
+	c->kmsg = kmsg;
+	c->path = kmsg_path ? kmsg_path : "/dev/kmsg";
+	if (!(f = fopencookie(c, "w", io))) {
+		free(c);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+int lb_bootlog_collect(const char *kmsg_path, char *buf, size_t cap, size_t *len)
+{
+	const size_t tagl = sizeof(LB_KMSG_TAG) - 1;
+	char rec[8192];
+	struct lb_kmsg_rec r;
+	int fd = open(kmsg_path ? kmsg_path : "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPIPE) /* overwritten while we read */
+			continue;
+		if (n <= 0)
+			break; /* EAGAIN: the end; or a plain file's end */
+		if (lb_kmsg_parse(rec, (size_t)n, &r))
+			continue;
+		if (r.facility != LB_KMSG_FACILITY || r.tlen < tagl ||
+		    memcmp(r.text, LB_KMSG_TAG, tagl))
+			continue;
+		lb_bootlog_add(buf, cap, len, r.level, r.text, r.tlen);
+	}
+	close(fd);
+	return 0;
+}
+
+#define ATTR_NV_BS_RT 0x7u
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+void lb_bootlog_handover(FILE *log)
+{
+	static char want[LB_BOOTLOG_MAX];
+	static uint8_t have[LB_BOOTLOG_MAX];
+	size_t wn = 0, hn = 0;
+	uint32_t attr = 0;
+	struct timespec t0;
+	int r;
+
+	fflush(log);
+	if ((r = lb_efivars_open())) {
+		fprintf(log, "lboot: boot log: no EFI variables (%s): not handed over\n",
+			r == -ENOENT ? "not booted by EFI" : strerror(-r));
+		return;
+	}
+	if ((r = lb_bootlog_collect(NULL, want, sizeof(want), &wn)) || !wn) {
+		fprintf(log, "lboot: boot log: /dev/kmsg: %s: not handed over\n",
+			r ? strerror(-r) : "no lboot lines");
+		return;
+	}
+	if (!lb_efivar_get(LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, &attr, have, sizeof(have), &hn) &&
+	    attr == ATTR_NV_BS_RT && hn == wn && !memcmp(have, want, wn)) {
+		fprintf(log, "lboot: boot log: %zu bytes, as in EFI variable %s-%s already: not rewritten\n",
+			wn, LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = lb_efivar_set(LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, ATTR_NV_BS_RT, want, wn);
+	if (r)
+		fprintf(log, "lboot: boot log: EFI variable %s-%s: %s: not handed over\n",
+			LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, strerror(-r));
+	else
+		fprintf(log, "lboot: boot log: %zu bytes in EFI variable %s-%s (written in %ld ms)\n",
+			wn, LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, ms_since(&t0));
+}
