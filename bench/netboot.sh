@@ -28,7 +28,7 @@
 #     start->kexec from the guest's uptime stamps.
 #   bench/netboot.sh [RUNS]     (root, after `make all`; RUNS default 2)
 # BENCH_PARTS="size tput boot" picks parts; BENCH_KEEP_LOG=FILE keeps the
-# throughput guest's serial log. QEMU runs TCG (-accel tcg).
+# throughput guest's serial log (and FILE.boot-HOW-RUN the boots' serial.ts). QEMU runs TCG (-accel tcg).
 cd "$(dirname "$0")/.." || exit 1
 . tests/e2e/lib.sh
 . tests/e2e/net-lib.sh
@@ -247,7 +247,9 @@ boot() {
 	chmod -R a+rX "$T/www"
 	mkpart_ext4 "$T/p1.img" 32 "$R" BENCH
 	mkdisk_gpt "$T/disk.img" "$T/p1.img:xbootldr:boot"
-	net_dnsmasq dhcp --dhcp-range=192.168.77.50,192.168.77.99,255.255.255.0,1h \
+	# --no-ping: dnsmasq's check that a new address is free holds the
+	# OFFER about 3 s, a server setting that would hide lboot's own time
+	net_dnsmasq dhcp --dhcp-range=192.168.77.50,192.168.77.99,255.255.255.0,1h --no-ping \
 		--dhcp-boot="http://$S/boot.ipxe"
 	echo "== boot: lboot's start to the target OS's first line; kernel $(stat -c %s "$R/vmlinuz") bytes" \
 		"(Debian's $(stat -c %s "$TARGET_KERNEL") + zeros), initrd $(stat -c %s "$R/initrd.img") bytes"
@@ -269,6 +271,7 @@ boot() {
 				continue
 			fi
 			for j in $(seq 20); do grep -aq 'TARGET-OS-UP' "$T/serial.ts" && break; sleep 0.1; done
+			[ -n "${BENCH_KEEP_LOG:-}" ] && cp "$T/serial.ts" "$BENCH_KEEP_LOG.boot-$how-$i"
 			tr -d '\r' <"$T/serial.ts" | awk -v t0="$t0" -v run="$i" -v how="$how" '
 				!s && /lboot [0-9.]+[^ ]* starting \(uptime/ { s = $1; for (k = 1; k <= NF; k++) if ($k == "(uptime") us = $(k + 1) }
 				/handing over at uptime/ { for (k = 1; k <= NF; k++) if ($k == "uptime") uk = $(k + 1) }
