@@ -49,8 +49,8 @@ trap 'exit 130' INT TERM HUP
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
 # --- 1. sizes --------------------------------------------------------------------
-NETOBJ="lib/dhcp4 lib/dhcp6 lib/tftp lib/http lib/nlmsg lib/ipxe lib/pxelinux
-	boot/netio boot/netif boot/netboot cmd/fetch cmd/net cmd/ipxe crypto/tls"
+NETOBJ=(lib/dhcp4 lib/dhcp6 lib/tftp lib/http lib/nlmsg lib/ipxe lib/pxelinux
+	boot/netio boot/netif boot/netboot cmd/fetch cmd/net cmd/ipxe crypto/tls)
 mvar() { make -s --no-print-directory --eval "bench-print-var: ; @echo \$($1)" bench-print-var; }
 sizes() {
 	local objs cflags libs o n keep_tls=() keep_net=()
@@ -59,7 +59,7 @@ sizes() {
 		[ -f "$o" ] || { echo "# sizes: $o missing (make all)"; return; }
 		[ "$o" = build/target/crypto/tls.o ] || keep_tls+=("$o")
 		n=${o#build/target/}; n=${n%.o}
-		[[ " $(echo $NETOBJ) " == *" $n "* ]] || keep_net+=("$o")
+		[[ " ${NETOBJ[*]} " == *" $n "* ]] || keep_net+=("$o")
 	done
 	# shellcheck disable=SC2086 # word lists from make
 	musl-gcc $cflags -Wl,--gc-sections -s -Wl,-Map="$T/lboot-target.map" -o "$T/full" $objs $libs &&
@@ -84,7 +84,7 @@ sizes() {
 	printf '%-44s %10s %10s %10d\n' "initramfs.cpio.xz (lboot-target + skeleton)" "" "" "$(stat -L -c %s "$OUT/initramfs.cpio.xz")"
 	# the link map: bytes of the allocated input sections each object keeps
 	echo "== link map of lboot-target (-Wl,-Map): bytes kept per network object after --gc-sections"
-	awk -v objs="$(echo $NETOBJ)" '
+	awk -v objs="${NETOBJ[*]}" '
 		function hex(x,   i, v) { v = 0; x = tolower(substr(x, 3))
 			for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
 			return v }
@@ -102,7 +102,7 @@ sizes() {
 		"$T/lboot-target.map"
 	local cache d
 	for cache in "${LBOOT_CACHE:-/var/cache/lboot}" "$HOME/.cache/lboot"; do
-		for d in "$cache"/kernel-*/; do
+		for d in "$cache"/kernel-*; do
 			[ -f "$d/bzImage" ] && cmp -s "$d/bzImage" "$OUT/bzImage" && [ -f "$d/sizes.txt" ] && break 2
 			d=
 		done
@@ -263,14 +263,14 @@ boot() {
 				E2E_SERIAL_TS=1 E2E_INITRD=$OUT/initramfs.cpio.xz E2E_APPEND="lboot.timeout=0" \
 					qemu_start -drive "file=$T/disk.img,format=raw,if=virtio,snapshot=on"
 			fi
-			local t0=$E2E_T0 j
+			local t0=$E2E_T0 _
 			if ! expect "lboot-target: TARGET-OS-UP" 300; then
 				qemu_stop
 				printf '%-6s %-6s %12s\n' "$i" "$how" "failed"
 				grep -a 'lboot: ' "$T/serial.log" | tr -d '\r' | tail -n 3 | sed 's/^/# /'
 				continue
 			fi
-			for j in $(seq 20); do grep -aq 'TARGET-OS-UP' "$T/serial.ts" && break; sleep 0.1; done
+			for _ in $(seq 20); do grep -aq 'TARGET-OS-UP' "$T/serial.ts" && break; sleep 0.1; done
 			[ -n "${BENCH_KEEP_LOG:-}" ] && cp "$T/serial.ts" "$BENCH_KEEP_LOG.boot-$how-$i"
 			tr -d '\r' <"$T/serial.ts" | awk -v t0="$t0" -v run="$i" -v how="$how" '
 				!s && /lboot [0-9.]+[^ ]* starting \(uptime/ { s = $1; for (k = 1; k <= NF; k++) if ($k == "(uptime") us = $(k + 1) }
