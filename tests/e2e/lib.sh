@@ -132,7 +132,8 @@ mkdisk_mbr() { mkdisk dos "$@"; }
 # of flash: max-fw-size), with E2E_VARS as unit 1 (the variable store, and
 # the ROM's payload volume below it in the larger layout, docs/rom.md).
 # With E2E_BOOT_N=1, no kernel: SeaBIOS boots from the network (-boot n).
-# Serial goes to $T/serial.log; `send` writes to it.
+# Serial goes to $T/serial.log; `send` writes to it. With E2E_SERIAL_TS=1,
+# $T/serial.ts gets each line with the host time it arrived (e2e_stamp).
 qemu_start() {
 	local -a base
 	rm -f "$T/serial.in" "$T/serial.out" "$T/serial.log"
@@ -153,11 +154,22 @@ qemu_start() {
 		-monitor none -serial "pipe:$T/serial" -nic none \
 		"${base[@]}" "$@" >"$T/qemu.log" 2>&1 &
 	QEMU_PID=$!
-	cat "$T/serial.out" >"$T/serial.log" &
+	if [ -n "${E2E_SERIAL_TS:-}" ]; then
+		# also $T/serial.ts: each complete line after the host time it
+		# arrived (seconds since the epoch), for benchmarks
+		cat "$T/serial.out" | tee "$T/serial.log" | e2e_stamp >"$T/serial.ts" &
+	else
+		cat "$T/serial.out" >"$T/serial.log" &
+	fi
 	E2E_CAT=$!
 	# read-write open never blocks, and keeps QEMU from seeing EOF
 	exec {E2E_IN}<>"$T/serial.in"
 	E2E_T0=$(date +%s.%N)
+}
+
+e2e_stamp() {
+	local l
+	while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done
 }
 
 # send STRING: type characters on the serial console (printf format).
