@@ -10,7 +10,7 @@
 # by bench/rom-boot.sh's reader (wall time, and the CPU time QEMU had used:
 # less disturbed by other jobs on the host); per configuration, the mean of
 # each phase marker is printed as a table.
-#   bench/rom-tpm.sh [RUNS]       (default 2 runs of each of the 9; no asserts)
+#   bench/rom-tpm.sh [RUNS]       (default 2 runs of each of the 7 below; no asserts)
 # BENCH_CONFS: a subset of the configurations (names in the table)
 # Stamped serial logs: build/e2e/bench-rom-tpm/serial-CONF-N.log
 # Needs: make out/lboot out/bzImage out/initramfs.cpio.xz build/dxe/lbootdxe.efi,
@@ -29,10 +29,11 @@ grep -q 'def cpu' "$T/stamp.py" || { echo "bench: could not take stamp.py from b
 
 rom_build "$T/plain.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" --cmdline "$ROM_CMDLINE"
 rom_build "$T/tpm.rom" --tpm --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" --cmdline "$ROM_CMDLINE"
+rom_build "$T/ovmfpei.rom" --tpm --no-pei --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" --cmdline "$ROM_CMDLINE"
 # attribution: the --tpm ROM without Tcg2Pei and Tcg2PlatformPei (the tail
 # of the PEI volume: nothing moves), so Tcg2ConfigPei still probes for the
 # TPM but nothing measures: "nopei" in the table
-"$OUT/lboot" uefi edit "$T/tpm.rom" --remove Tcg2PlatformPei --remove Tcg2Pei -o "$T/nopei.rom" >/dev/null ||
+"$OUT/lboot" uefi edit "$T/tpm.rom" --remove LbootPei --remove Tcg2PlatformPei --remove Tcg2Pei -o "$T/nopei.rom" >/dev/null ||
 	{ echo "bench: lboot uefi edit failed"; exit 1; }
 cp "$T/tpm-vars.fd" "$T/nopei-vars.fd"
 echo "# plain: $(grep -E '^compressed' "$T/plain.rom.log")"
@@ -57,14 +58,14 @@ MARKS=('first=.' 'dxe-drv=lbootdxe: driver loaded' 'ready2boot=lbootdxe: signall
        'start-kern=lbootdxe: starting the kernel' 'lboot=lboot [0-9.]+ starting'
        'measured=lboot: (measured|TPM: none)' 'kexec=lboot: kexec '
        'target=lboot-target: TARGET-OS-UP')
-CONFS=${BENCH_CONFS:-plain-notpm plain-tpm4 plain-tpm2 plain-tis4 tpmrom-notpm tpmrom-tpm4 tpmrom-tpm2 tpmrom-tis4 nopei-tpm4}
+CONFS=${BENCH_CONFS:-plain-notpm plain-tpm4 tpmrom-notpm tpmrom-tpm4 tpmrom-tpm2 ovmfpei-tpm4 nopei-tpm4}
 # the two-bank state, made once and copied for each boot
 mkdir -p "$T/st2"
 swtpm_setup --tpm2 --tpmstate "$T/st2" --pcr-banks sha1,sha256 --overwrite >"$T/swtpm_setup.log" 2>&1 ||
 	{ echo "bench: swtpm_setup failed"; cat "$T/swtpm_setup.log"; exit 1; }
 boot_once() { # CONF LOG
 	local conf=$1 log=$2 rom spid= args=()
-	case $conf in plain-*) rom=$T/plain.rom ;; nopei-*) rom=$T/nopei.rom ;; *) rom=$T/tpm.rom ;; esac
+	case $conf in plain-*) rom=$T/plain.rom ;; nopei-*) rom=$T/nopei.rom ;; ovmfpei-*) rom=$T/ovmfpei.rom ;; *) rom=$T/tpm.rom ;; esac
 	cp "${rom%.rom}-vars.fd" "$T/vars.fd"
 	if [[ $conf == *-tpm? || $conf == *-tis? ]]; then
 		rm -rf "$T/st"; mkdir -p "$T/st"
@@ -104,7 +105,8 @@ done
 
 echo "# mean wall s since QEMU start (QEMU CPU s by then), over the runs that reached the marker;"
 echo "# plain/tpmrom: the ROM without/with --tpm; notpm: no TPM device, tpm4/tpm2: tpm-crb with 4/2"
-echo "# PCR banks, tis4: tpm-tis with 4 banks; nopei: the --tpm ROM without Tcg2Pei, Tcg2PlatformPei"
+echo "# PCR banks, tis4: tpm-tis with 4 banks; ovmfpei: the --tpm ROM without lbootpei (--no-pei: Tcg2Pei"
+echo "# hashes the 12 MiB DXE volume, as OVMF does); nopei: the --tpm ROM without Tcg2Pei, Tcg2PlatformPei"
 printf '%-11s' marker
 for conf in $CONFS; do printf ' %15s' "$conf"; done
 echo
