@@ -456,8 +456,14 @@ static void totp_show(const struct lb_boot_opts *o)
 		}
 		index = (uint32_t)v;
 	}
-	if (lb_totpseal_line(&tpm.t, index, (int64_t)time(NULL), line, sizeof(line)) != -ENOENT)
-		say("%s\n", line);
+	/* shown on the console only, as part of the menu: a code (or its
+	 * failure) is for the owner's eyes, not for the kernel log and the
+	 * boot log the OS reads */
+	if (lb_totpseal_line(&tpm.t, index, (int64_t)time(NULL), line, sizeof(line)) != -ENOENT) {
+		fflush(outf());
+		printf("%s\n", line);
+		fflush(stdout);
+	}
 }
 
 /* the kexec check: verify (policy), then measure what will boot */

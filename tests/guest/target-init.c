@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -31,6 +32,9 @@ static void dump_tpm(void)
 	ssize_t n;
 	int fd;
 
+	/* the kernel's own late messages (e.g. "tsc: Refined TSC clocksource
+	 * calibration") must not land inside a hex line: console level 1 */
+	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 1);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
 	fd = open("/sys/kernel/security/tpm0/binary_bios_measurements", O_RDONLY);
