@@ -15,6 +15,7 @@
 #include "ipxe.h"
 #include "kexec.h"
 #include "kexecload.h"
+#include "kmsg.h"
 #include "netio.h"
 #include "uptime.h"
 #include "uki.h"
@@ -656,6 +657,14 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 	if ((r = lb_kexec_stage(rq->set, e, rq->cmdline, rq->digest_mask, &st,
 				why, whysz)))
 		return r;
+	if (rq->log) { /* debug level: the console shows it with loglevel=8 */
+		char up[32];
+		fprintf(rq->log, LB_LOG_DEBUG "lboot: staged %s: %llu + %llu initrd bytes (digests %#x) at uptime %s s\n",
+			e->kernel, (unsigned long long)st.file.size,
+			(unsigned long long)(st.initrd.fd >= 0 ? st.initrd.size : 0),
+			rq->digest_mask, lb_uptime(up, sizeof(up)));
+		fflush(rq->log);
+	}
 	if (rq->check && (r = rq->check(rq->check_arg, e, &st, why, whysz)))
 		goto out;
 	/* kexec_load with our layout (kexecload.h); kexec_file_load when

@@ -316,7 +316,7 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 	unsigned setup_sects, version, xlf, loadflags;
 	uint64_t kern16, align, pref, init_size, kmem, cmdline_size;
 	size_t clen, hdr_len, n_e820, n_ext, efimap_len, off_cmd, off_efimap, off_sd, total;
-	uint64_t seg0, kaddr, iaddr = 0, bp_addr, ext_mem;
+	uint64_t seg0, kaddr, iaddr = 0, bp_addr, ext_mem, kbytes, tail;
 	struct taken t = { .n = 0 };
 	uint8_t *buf, *bp;
 	uint64_t sd_prev = 0;
@@ -542,11 +542,33 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 	p->kernel_addr = kaddr;
 	p->initrd_addr = iaddr;
 	p->seg[0] = (struct lb_kl_seg){ buf, total, seg0, total };
-	p->seg[1] = (struct lb_kl_seg){ k + kern16, klen - kern16, kaddr, kmem };
+	p->kernel_room = kmem;
+	/*
+	 * The kernel's room is reserved above (nothing else is placed in it),
+	 * but only its two ends become segments: its bytes, and the top
+	 * LB_KL_TAIL(bufsz) where the decompressor copies itself and keeps its
+	 * stack, heap and boot page tables (head_64.S: rbx = load + init_size
+	 * - ZO__end) while it still runs on the page tables kexec built: those
+	 * are never in a segment's range, so never there. The middle is
+	 * written only after it switched to its own page tables. A segment is
+	 * memory the kernel allocates, zeroes at load and copies (three times
+	 * a page in 6.1's swap_pages) at the jump: for Debian's kernel
+	 * (init_size 66 MB, 8 MB of bytes) this is 25 MB instead of 66.
+	 */
+	kbytes = PG_UP(klen - kern16);
+	tail = LB_KL_TAIL(kbytes);
+	if (kbytes + tail >= kmem) {
+		p->seg[1] = (struct lb_kl_seg){ k + kern16, klen - kern16, kaddr, kmem };
+		tail = 0;
+	} else {
+		p->seg[1] = (struct lb_kl_seg){ k + kern16, klen - kern16, kaddr, kbytes };
+	}
 	p->n_seg = 2;
 	if (initrd_len)
 		p->seg[p->n_seg++] = (struct lb_kl_seg){ initrd, initrd_len, iaddr,
 							 PG_UP(initrd_len) };
+	if (tail)
+		p->seg[p->n_seg++] = (struct lb_kl_seg){ NULL, 0, kaddr + kmem - tail, tail };
 	return 0;
 }
 

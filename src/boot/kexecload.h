@@ -104,7 +104,12 @@ struct lb_kl_seg {
  * EFI memory map and the setup_data chain (one buffer); 1: the kernel's
  * protected-mode part; 2: the initrd (when there is one). */
 #define LB_KL_TRAMP_SIZE 4096u
-#define LB_KL_MAX_SEGS   3
+#define LB_KL_MAX_SEGS   4
+/* The top of the kernel's init_size room that is a segment of its own
+ * (segment 3, or 2 without an initrd) when its bytes plus this leave a gap:
+ * the compressed kernel's size, plus 6 MiB for its bss, heap (4 MiB for a
+ * bzip2 kernel), stack and boot page tables. */
+#define LB_KL_TAIL(kbytes) ((kbytes) + ((uint64_t)6 << 20))
 
 struct lb_kl_plan {
 	struct lb_kl_seg seg[LB_KL_MAX_SEGS];
@@ -112,6 +117,7 @@ struct lb_kl_plan {
 	uint64_t entry;        /* the trampoline's physical address */
 	uint64_t params_addr;  /* boot_params */
 	uint64_t kernel_addr;  /* protected-mode kernel (entry at +0x200) */
+	uint64_t kernel_room;  /* bytes reserved there: init_size, page aligned */
 	uint64_t initrd_addr;
 	uint8_t *buf;          /* segment 0's bytes (malloc'd) */
 	size_t buf_len;

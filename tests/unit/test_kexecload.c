@@ -117,7 +117,32 @@ static void check_plan(const uint8_t *k, size_t klen, const struct lb_kl_env *en
 	CHECK_INT(r64(bp + 0x258), r64(k + 0x258));
 
 	/* segments: page aligned, in RAM, apart */
-	CHECK_INT(p->n_seg, initrd_len ? 3 : 2);
+	{
+		/* the kernel's room: its bytes, then the top of init_size
+		 * (where the decompressor runs on kexec's page tables) as a
+		 * segment of its own when that leaves a gap */
+		uint64_t room = (r32(k + 0x260) + 4095ull) & ~4095ull;
+		uint64_t kb = (klen - kern16 + 4095) & ~4095ull, tl = LB_KL_TAIL(kb);
+		size_t nseg = (initrd_len ? 3 : 2) + (kb + tl < room);
+
+		CHECK_INT(p->n_seg, nseg);
+		CHECK_INT(p->kernel_room, room);
+		if (kb + tl < room) {
+			const struct lb_kl_seg *ts = &p->seg[nseg - 1];
+
+			CHECK_INT(p->seg[1].memsz, kb);
+			CHECK(ts->buf == NULL && ts->bufsz == 0);
+			CHECK_INT(ts->mem + ts->memsz, p->kernel_addr + room);
+			CHECK(ts->memsz >= kb + (4ull << 20));
+		} else {
+			CHECK_INT(p->seg[1].memsz, room);
+		}
+		/* nothing else inside the room */
+		for (size_t i = 0; i < p->n_seg; i++)
+			if (i != 1 && !(kb + tl < room && i == nseg - 1))
+				CHECK(p->seg[i].mem + p->seg[i].memsz <= p->kernel_addr ||
+				      p->seg[i].mem >= p->kernel_addr + room);
+	}
 	for (size_t i = 0; i < p->n_seg; i++) {
 		CHECK(!(p->seg[i].mem & 4095));
 		CHECK(!(p->seg[i].memsz & 4095));
@@ -131,7 +156,6 @@ static void check_plan(const uint8_t *k, size_t klen, const struct lb_kl_env *en
 	 * init_size of room (where it decompresses) */
 	CHECK(p->seg[1].buf == k + kern16);
 	CHECK_INT(p->seg[1].bufsz, klen - kern16);
-	CHECK(p->seg[1].memsz >= r32(k + 0x260));
 	CHECK_INT(p->seg[1].mem, p->kernel_addr);
 	CHECK(!(p->kernel_addr & (align - 1)));
 	CHECK(p->kernel_addr >= 0x100000);
