@@ -12,7 +12,7 @@ PEI_LDFLAGS := -m i386pe --subsystem 11 --image-base 0 -e lbootpei_main \
 	--no-insert-timestamp --dynamicbase -nostdlib -s \
 	--file-alignment 0x20 --section-alignment 0x20 -T src/dxe/lbootdxe.lds
 
-build/pei/lbootpei.o: src/pei/lbootpei.c src/dxe/efi.h mk/pei.mk mk/dxe.mk
+build/pei/lbootpei.o: src/pei/lbootpei.c src/dxe/efi.h src/dxe/uart.h mk/pei.mk mk/dxe.mk
 	@mkdir -p $(@D)
 	$(DXE_CC) $(PEI_CFLAGS) -c $< -o $@
 

@@ -21,6 +21,7 @@
 #include "efi.h"
 #include "flash.h"
 #include "guids.h"
+#include "uart.h"
 
 /* ---- GUIDs of the UEFI / PI interfaces we use --------------------------- */
 static const EFI_GUID bds_arch_guid = EFI_GUID_INIT(0x665E3FF6, 0x46CC, 0x11D4,
@@ -89,48 +90,14 @@ static int guid_eq(const EFI_GUID *a, const EFI_GUID *b)
  * --dxe-console: the console file, LBOOT_GUID_CONSOLE) ---------------------- */
 static UINT16 com = LBOOT_DEFAULT_CONSOLE; /* 0: no output */
 
-static inline void outb(UINT16 port, UINT8 v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-static inline UINT8 inb(UINT16 port)
-{
-	UINT8 v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
 static void uart_init(void)
 {
-	if (!com)
-		return;
-	outb(com + 1, 0x00); /* no interrupts */
-	outb(com + 3, 0x80); /* DLAB */
-	outb(com + 0, 0x01); /* divisor 1: 115200 baud */
-	outb(com + 1, 0x00);
-	outb(com + 3, 0x03); /* 8N1 */
-	outb(com + 2, 0x07); /* FIFO on, cleared */
-	outb(com + 4, 0x03); /* DTR, RTS */
-}
-
-static void uart_putc(char c)
-{
-	if (!com)
-		return;
-	/* Wait for the transmit holding register, bounded: a missing UART
-	 * reads 0xFF (bit 5 set) and a wedged one must not hang the boot. */
-	for (unsigned i = 0; i < 100000 && !(inb(com + 5) & 0x20); i++)
-		__asm__ volatile("pause");
-	outb(com, (UINT8)c);
+	lb_uart_init(com);
 }
 
 static void put(const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\n')
-			uart_putc('\r');
-		uart_putc(*s);
-	}
+	lb_uart_puts(com, s);
 }
 
 static void put_hex(UINT64 v, int digits)

@@ -28,6 +28,8 @@
  * PlatformPei; it executes in place in PEIFV (file and section alignment
  * 32; the PEI core relocates it where it lies).
  */
+#include "../dxe/uart.h"
+
 /* OVMF (OvmfPkgIa32X64, as Debian ships OVMF_CODE_4M.fd) runs PEI in 32-bit
  * mode: this PEIM is an IA32 PE32 image, built with gcc -m32 (cdecl is
  * EFIAPI on IA32; UINT64 members are 8-aligned explicitly below, as EDK2's
@@ -155,25 +157,9 @@ static UINT64 file_base = 0, file_len = 0;
 static int measured = 0;
 
 /* ---- serial: one line per outcome (COM1, as lbootdxe) -------------------- */
-static inline void outb(UINT16 port, UINT8 v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-static inline UINT8 inb(UINT16 port)
-{
-	UINT8 v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 static void put(const char *s)
 {
-	for (; *s; s++) {
-		for (unsigned i = 0; i < 100000 && !(inb(0x3F8 + 5) & 0x20); i++)
-			__asm__ volatile("pause");
-		if (*s == '\n')
-			outb(0x3F8, '\r');
-		outb(0x3F8, (UINT8)*s);
-	}
+	lb_uart_puts(0x3F8, s);
 }
 static void put_hex(UINT64 v)
 {

@@ -126,6 +126,32 @@ mkdisk() {
 mkdisk_gpt() { mkdisk gpt "$@"; }
 mkdisk_mbr() { mkdisk dos "$@"; }
 
+# nginx_conf ROOT LISTEN...: $T/nginx/nginx.conf serving ROOT with the
+# given listen (and ssl_*) directives; pid, logs (access.log) and temp
+# files in $T/nginx. The caller starts nginx -p "$T/nginx" -c that file.
+nginx_conf() {
+	local root=$1
+	shift
+	mkdir -p "$T/nginx"
+	chmod -R a+rX "$T"
+	cat >"$T/nginx/nginx.conf" <<EOC
+daemon off;
+pid $T/nginx/nginx.pid;
+error_log $T/nginx/error.log;
+events { worker_connections 64; }
+http {
+	access_log $T/nginx/access.log;
+	client_body_temp_path $T/nginx; proxy_temp_path $T/nginx;
+	fastcgi_temp_path $T/nginx; uwsgi_temp_path $T/nginx; scgi_temp_path $T/nginx;
+	types { text/plain ipxe cfg; application/octet-stream gz img; }
+	server {
+		$*
+		root $root;
+	}
+}
+EOC
+}
+
 # qemu_start [QEMU ARGS...]: boots the firmware kernel + initramfs directly
 # (E2E_APPEND adds kernel arguments; default lboot.timeout=0). With
 # E2E_FIRMWARE=path, boots that ROM from pflash instead (q35, up to 16 MiB

@@ -74,26 +74,10 @@ net_dnsmasq_stop() {
 }
 
 net_nginx() {
-	local root=$1 tls=
-	[ "${2:-}" = https ] && tls="listen 443 ssl; listen [::]:443 ssl; ssl_certificate $K/srv.pem; ssl_certificate_key $K/srv.key;"
-	chmod -R a+rX "$T"
-	cat >"$T/nginx/nginx.conf" <<EOC
-daemon off;
-pid $T/nginx/nginx.pid;
-error_log $T/nginx/error.log;
-events { worker_connections 64; }
-http {
-	access_log $T/nginx/access.log;
-	client_body_temp_path $T/nginx; proxy_temp_path $T/nginx;
-	fastcgi_temp_path $T/nginx; uwsgi_temp_path $T/nginx; scgi_temp_path $T/nginx;
-	types { text/plain ipxe cfg; application/octet-stream gz img; }
-	server {
-		listen 80; listen [::]:80;
-		$tls
-		root $root;
-	}
-}
-EOC
+	local root=$1 listen="listen 80; listen [::]:80;"
+	[ "${2:-}" = https ] &&
+		listen="$listen listen 443 ssl; listen [::]:443 ssl; ssl_certificate $K/srv.pem; ssl_certificate_key $K/srv.key;"
+	nginx_conf "$root" "$listen"
 	ip netns exec "$NS" nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" 2>"$T/nginx/start.log" &
 	NGINX=$!
 }

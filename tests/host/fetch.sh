@@ -13,32 +13,15 @@
 cd "$(dirname "$0")/../.." || exit 1
 LBOOT=$PWD/out/lboot
 
-if [ -z "$LBOOT_FETCH_NETNS" ]; then
-	if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-		echo "skip host/fetch: needs root and network namespaces (unshare -n)"
-		exit 0
-	fi
-	LBOOT_FETCH_NETNS=1 exec unshare -n bash "$0" "$@"
-fi
+. tests/host/netns-lib.sh
+netns_enter fetch "$@"
 
-ip link set lo up || { echo "not ok fetch/netns: lo up"; exit 1; }
 for b in atftpd dnsmasq nginx busybox cmp; do
 	command -v $b >/dev/null 2>&1 || { echo "skip host/fetch: $b not installed (scripts/deps.sh)"; exit 0; }
 done
 
-T=$(mktemp -d /tmp/lboot-fetch.XXXXXX)
-chmod 755 "$T"
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+netns_setup fetch
 
-fail=0
-ok() { echo "ok $1"; }
-notok() { echo "not ok $1${2:+: $2}"; fail=1; }
 
 mkdir -p "$T/root/dir" "$T/dnsroot" "$T/www/files" "$T/out" "$T/nginx"
 chmod -R 755 "$T/root" "$T/dnsroot" "$T/www"

@@ -11,32 +11,15 @@
 cd "$(dirname "$0")/../.." || exit 1
 LBOOT=$PWD/out/lboot
 
-if [ -z "$LBOOT_HTTPS_NETNS" ]; then
-	if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-		echo "skip host/https: needs root and network namespaces (unshare -n)"
-		exit 0
-	fi
-	LBOOT_HTTPS_NETNS=1 exec unshare -n bash "$0" "$@"
-fi
+. tests/host/netns-lib.sh
+netns_enter https "$@"
 
-ip link set lo up || { echo "not ok https/netns: lo up"; exit 1; }
 for b in nginx openssl curl python3 cmp; do
 	command -v $b >/dev/null 2>&1 || { echo "skip host/https: $b not installed (scripts/deps.sh)"; exit 0; }
 done
 
-T=$(mktemp -d /tmp/lboot-https.XXXXXX)
-chmod 755 "$T"
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+netns_setup https
 
-fail=0
-ok() { echo "ok $1"; }
-notok() { echo "not ok $1${2:+: $2}"; fail=1; }
 
 # --- the test PKI ---------------------------------------------------------------
 P=$T/pki

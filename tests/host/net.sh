@@ -20,13 +20,8 @@
 cd "$(dirname "$0")/../.." || exit 1
 LBOOT=$PWD/out/lboot
 
-if [ -z "$LBOOT_NET_NETNS" ]; then
-	if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-		echo "skip host/net: needs root and network namespaces (unshare -n)"
-		exit 0
-	fi
-	LBOOT_NET_NETNS=1 exec unshare -n bash "$0" "$@"
-fi
+. tests/host/netns-lib.sh
+netns_enter net "$@"
 
 for b in dnsmasq ip nsenter python3; do
 	command -v $b >/dev/null 2>&1 || { echo "skip host/net: $b not installed (scripts/deps.sh)"; exit 0; }
@@ -34,20 +29,9 @@ done
 ip link add t0 type veth peer name t1 2>/dev/null || { echo "skip host/net: no veth support in this kernel"; exit 0; }
 ip link del t0
 
-T=$(mktemp -d /tmp/lboot-net.XXXXXX)
-chmod 755 "$T"
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+netns_setup net
 trap 'exit 1' INT TERM
 
-fail=0
-ok() { echo "ok $1"; }
-notok() { echo "not ok $1${2:+: $2}"; fail=1; }
 # json FILE KEY: one value of the lease (lists joined with spaces)
 json() {
 	python3 -c 'import json,sys

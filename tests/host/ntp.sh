@@ -12,32 +12,15 @@
 cd "$(dirname "$0")/../.." || exit 1
 LBOOT=$PWD/out/lboot
 
-if [ -z "$LBOOT_NTP_NETNS" ]; then
-	if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-		echo "skip host/ntp: needs root and network namespaces (unshare -n)"
-		exit 0
-	fi
-	LBOOT_NTP_NETNS=1 exec unshare -n bash "$0" "$@"
-fi
+. tests/host/netns-lib.sh
+netns_enter ntp "$@"
 
-ip link set lo up || { echo "not ok ntp/netns: lo up"; exit 1; }
 command -v python3 >/dev/null 2>&1 || { echo "not ok ntp/deps: python3 not installed (scripts/deps.sh)"; exit 1; }
 CHRONYD=$PWD/scripts/chronyd  # installed, or unpacked by scripts/deps.sh
 "$CHRONYD" -v >/dev/null 2>&1 || { echo "not ok ntp/deps: no chronyd (make deps: scripts/deps.sh unpacks it)"; exit 1; }
 
-T=$(mktemp -d /tmp/lboot-ntp.XXXXXX)
-chmod 755 "$T"
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+netns_setup ntp
 
-fail=0
-ok() { echo "ok $1"; }
-notok() { echo "not ok $1${2:+: $2}"; fail=1; }
 
 # chronyd NAME PORT [local]: a server on 127.0.0.1 and ::1, port PORT
 chrony() {
