@@ -26,7 +26,7 @@ add() { # KEY VALUE
 }
 for i in $(seq 1 "$RUNS"); do
 	for mode in $MODES; do
-		out=$(ROM_CMDLINE="$BASE lboot.kexec=$mode" BENCH_KINDS=rom bash "$here/rom-boot.sh" 1 2>&1)
+		out=$(ROM_CMDLINE="$BASE lboot.kexec=$mode" BENCH_CASES=rom bash "$here/rom-boot.sh" 1 2>&1)
 		line=$(grep '^# run 1 rom:' <<<"$out")
 		log=$here/../build/e2e/bench-rom-boot/serial-rom-1.log
 		up=$(grep -ao 'loaded ([a-z_]*); handing over at uptime [0-9.]*' "$log" 2>/dev/null | head -n1)

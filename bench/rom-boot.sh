@@ -26,7 +26,9 @@
 # fresh copy of its variable store (a first boot for both firmwares).
 #   bench/rom-boot.sh [RUNS]     (default 2 runs each; figures, no asserts)
 # Env: ROM_CMDLINE (the ROM's kernel command line), BENCH_CASES,
-# BENCH_ROM=path.rom (bench that ROM and its path-vars.fd instead of building one).
+# BENCH_ROM=path.rom (bench that ROM and its path-vars.fd instead of building one),
+# BENCH_ROM2=path.rom (case rom2: a second ROM, e.g. the one before a change,
+# booted like rom in the same rounds: an A/B at the same host load).
 # Stamped serial logs: build/e2e/bench-rom-boot/serial-CASE-N.log
 # Needs: make out/lboot out/bzImage out/initramfs.cpio.xz build/dxe/lbootdxe.efi,
 # python3, grub-efi-amd64-bin, mtools, dosfstools, ovmf, qemu-system-x86,
@@ -60,6 +62,12 @@ else
 		rom_build "$T/lboot-menu.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
 			--cmdline "$ROM_MENU_CMDLINE";;
 	esac
+fi
+
+if [ -n "${BENCH_ROM2:-}" ]; then
+	cp "$BENCH_ROM2" "$T/lboot2.rom" && cp "${BENCH_ROM2%.rom}-vars.fd" "$T/lboot2-vars.fd" ||
+		{ echo "bench: BENCH_ROM2=$BENCH_ROM2: needs it and its -vars.fd"; exit 1; }
+	case " $CASES " in *" rom2 "*) ;; *) CASES="$CASES rom2";; esac
 fi
 
 # The BusyBox peer: sh /init mounts the ESP of whichever disk appears and
@@ -248,13 +256,14 @@ STOCK_MARKS=('first=.' 'bds-boot=BdsDxe: loading' 'bds-start=BdsDxe: starting'
 	     'grub-cfg=bench-grub: config' 'grub-kern=bench-grub: kernel loaded'
 	     'grub-boot=bench-grub: booting' 'target=lboot-target: TARGET-OS-UP')
 marks_of() { # CASE -> the name of its marks array
-	case ${1%%-*} in rom) echo ROM_MARKS;; bb) echo BB_MARKS;; *) echo STOCK_MARKS;; esac
+	case ${1%%-*} in rom|rom2) echo ROM_MARKS;; bb) echo BB_MARKS;; *) echo STOCK_MARKS;; esac
 }
 boot_once() { # CASE LOG MARKS...
 	local c=$1 log=$2 fw vars disk=$T/disk-main.img dev
 	shift 2
 	case $c in
 	rom-menu) fw=$T/lboot-menu.rom vars=$T/lboot-menu-vars.fd;;
+	rom2) fw=$T/lboot2.rom vars=$T/lboot2-vars.fd;;
 	rom*) fw=$T/lboot.rom vars=$T/lboot-vars.fd;;
 	bb*) fw=$T/bb.rom vars=$T/bb-vars.fd;;
 	*) fw=$STOCK vars=$STOCK_VARS;;
@@ -319,7 +328,7 @@ done
 
 # Phases, ratios and the timeline (python3 over runs.tsv)
 cat >"$T/phases.py" <<'EOP'
-import sys, collections
+import sys, collections, re
 tsv, svg = sys.argv[1], sys.argv[2]
 cases = sys.argv[3].split()
 runs = collections.defaultdict(dict)          # (case, run) -> marker -> (wall, cpu)
@@ -345,9 +354,11 @@ def at(m, names, i):
         if n in m:
             return m[n][i]
     return None
+def kind(c):  # rom2-nvme -> rom
+    return re.sub(r'\d+$', '', c.split('-')[0])
 def phases(c, m, i):
     out = []
-    for name, a, b in PH[c.split('-')[0]]:
+    for name, a, b in PH[kind(c)]:
         t0 = 0.0 if a is None else at(m, a, i)
         t1 = at(m, b, i)
         if t0 is None or t1 is None:
@@ -364,14 +375,14 @@ for c in cases:
         print('%-11s no complete run' % c)
         continue
     cols = []
-    for j, (name, _, _) in enumerate(PH[c.split('-')[0]]):
+    for j, (name, _, _) in enumerate(PH[kind(c)]):
         w = mean([p[j][2] - p[j][1] for p in (phases(c, m, 0) for m in ok) if p])
         u = mean([p[j][2] - p[j][1] for p in (phases(c, m, 1) for m in ok) if p])
         if w is not None:
             cols.append('%s %.2f (%.2f)' % (name, w, u))
     means[c] = {'target': (mean([m['target'][0] for m in ok]), mean([m['target'][1] for m in ok])),
-                'handover': (mean([at(m, HANDOVER[c.split('-')[0]], 0) for m in ok if at(m, HANDOVER[c.split('-')[0]], 0) is not None] or [0]),
-                             mean([at(m, HANDOVER[c.split('-')[0]], 1) for m in ok if at(m, HANDOVER[c.split('-')[0]], 1) is not None] or [0]))}
+                'handover': (mean([at(m, HANDOVER[kind(c)], 0) for m in ok if at(m, HANDOVER[kind(c)], 0) is not None] or [0]),
+                             mean([at(m, HANDOVER[kind(c)], 1) for m in ok if at(m, HANDOVER[kind(c)], 1) is not None] or [0]))}
     print('%-11s %s | to target %.2f (%.2f), %d runs' % (c, ', '.join(cols),
           means[c]['target'][0], means[c]['target'][1], len(ok)))
 print('# ratios against stock OVMF + GRUB in the same run, wall (QEMU CPU)')
@@ -380,6 +391,11 @@ for c in cases:
     if k == 'stock' or c not in means:
         continue
     s = 'stock' + c[len(k):]
+    if k == 'rom2' and 'rom' + c[len(k):] in means:
+        a, b = means['rom' + c[len(k):]], means[c]
+        print('%-11s / %-11s to target %.2f (%.2f), at the hand-over %.2f (%.2f)' % (
+            'rom' + c[len(k):], c, a['target'][0] / b['target'][0], a['target'][1] / b['target'][1],
+            a['handover'][0] / b['handover'][0], a['handover'][1] / b['handover'][1]))
     if s not in means:
         continue
     a, b = means[c], means[s]
@@ -388,7 +404,7 @@ for c in cases:
         a['handover'][0] / b['handover'][0], a['handover'][1] / b['handover'][1]))
 # the timeline: one bar per run, wall seconds; ours above stock
 bars = []
-order = sorted(cases, key=lambda c: (c.split('-')[1:] or [''], {'rom': 0, 'bb': 1, 'stock': 2}.get(c.split('-')[0], 3)))
+order = sorted(cases, key=lambda c: (c.split('-')[1:] or [''], {'rom': 0, 'rom2': 1, 'bb': 2, 'stock': 3}.get(c.split('-')[0], 4)))
 for c in order:
     for (cc, r), m in sorted(runs.items()):
         if cc == c:
