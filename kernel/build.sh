@@ -19,7 +19,8 @@ exec 9>"$cache/.lock"
 flock 9
 # bump when a change here changes the bzImage built from the same config
 build_version=1
-hash=$( (cat "$here/lboot.config"; echo "$build_version"; ls -l --time-style=+%s "$src") | sha256sum | cut -c1-16)
+# the options only: a comment or blank line changes no bzImage, so no rebuild
+hash=$( (grep -v -e '^#' -e '^[[:space:]]*$' "$here/lboot.config"; echo "$build_version"; ls -l --time-style=+%s "$src") | sha256sum | cut -c1-16)
 dir=$cache/kernel-$hash
 if [ -f "$dir/bzImage" ]; then
   cp "$dir/bzImage" "$out.tmp"; mv "$out.tmp" "$out"
