@@ -553,7 +553,7 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 	 * written only after it switched to its own page tables. A segment is
 	 * memory the kernel allocates, zeroes at load and copies (three times
 	 * a page in 6.1's swap_pages) at the jump: for Debian's kernel
-	 * (init_size 66 MB, 8 MB of bytes) this is 25 MB instead of 66.
+	 * (init_size 66 MB, 8 MB of bytes) this is 22.7 MB instead of 66.7.
 	 */
 	kbytes = PG_UP(klen - kern16);
 	tail = LB_KL_TAIL(kbytes);
