@@ -28,7 +28,10 @@
 # Env: ROM_CMDLINE (the ROM's kernel command line), BENCH_CASES,
 # BENCH_ROM=path.rom (bench that ROM and its path-vars.fd instead of building one),
 # BENCH_ROM2=path.rom (case rom2: a second ROM, e.g. the one before a change,
-# booted like rom in the same rounds: an A/B at the same host load).
+# booted like rom in the same rounds: an A/B at the same host load),
+# TARGET_CMDLINE (the target's, for every loader; default
+# "console=ttyS0,115200 quiet"; without quiet and with
+# earlyprintk=serial,ttyS0,115200 its decompressor's lines become markers).
 # Stamped serial logs: build/e2e/bench-rom-boot/serial-CASE-N.log
 # Needs: make out/lboot out/bzImage out/initramfs.cpio.xz build/dxe/lbootdxe.efi,
 # python3, grub-efi-amd64-bin, mtools, dosfstools, ovmf, qemu-system-x86,
@@ -41,6 +44,7 @@ STOCK=/usr/share/OVMF/OVMF_CODE_4M.fd
 STOCK_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
 ROM_CMDLINE=${ROM_CMDLINE:-console=ttyS0,115200 panic=-1 lboot.timeout=0 quiet}
 ROM_MENU_CMDLINE="console=ttyS0,115200 panic=-1 quiet"
+TARGET_CMDLINE=${TARGET_CMDLINE:-console=ttyS0,115200 quiet}
 CASES=${BENCH_CASES:-rom stock bb rom-nvme stock-nvme rom-ahci stock-ahci rom-menu stock-menu}
 command -v python3 >/dev/null || { echo "bench: needs python3"; exit 1; }
 command -v grub-mkstandalone >/dev/null && [ -d /usr/lib/grub/x86_64-efi ] ||
@@ -92,7 +96,7 @@ while :; do
 	/bin/busybox usleep 20000
 done
 echo "bbinit: mounted $d $(/bin/busybox cut -d' ' -f1 /proc/uptime)"
-/sbin/kexec -l /mnt/os/vmlinuz --initrd=/mnt/os/initrd.img --command-line="console=ttyS0,115200 quiet"
+/sbin/kexec -l /mnt/os/vmlinuz --initrd=/mnt/os/initrd.img --command-line="$(/bin/busybox cat /cmdline)"
 echo "bbinit: kexec $(/bin/busybox cut -d' ' -f1 /proc/uptime)"
 /sbin/kexec -e
 EOS
@@ -101,7 +105,9 @@ EOS
 	for lib in $(ldd "$(command -v kexec)" | grep -o '/[^ ]*'); do
 		bbfiles+=(--file "$(readlink -f "$lib"):$lib")
 	done
+	echo "$TARGET_CMDLINE" >"$T/bb/cmdline"
 	"$OUT/lboot" mkinitramfs -o "$T/bb.cpio.xz" --busybox --init "$T/bb/init" "${bbfiles[@]}" \
+		--file "$T/bb/cmdline:/cmdline" \
 		>/dev/null || { echo "bench: mkinitramfs (BusyBox peer) failed"; exit 1; }
 	if [ -n "${BENCH_ROM:-}" ]; then
 		echo "bench: BENCH_ROM: no bb cases (they need their own ROM)"
@@ -127,30 +133,30 @@ mkesp() { # NAME MENU(0|1)
 	else
 		printf 'default bench\ntimeout 0\n' >"$d/loader/loader.conf"
 	fi
-	cat >"$d/loader/entries/bench.conf" <<'EOC'
+	cat >"$d/loader/entries/bench.conf" <<EOC
 title   bench target OS
 linux   /os/vmlinuz
 initrd  /os/initrd.img
-options console=ttyS0,115200 quiet
+options $TARGET_CMDLINE
 EOC
 	if [ "$2" = 1 ]; then
-		cat >"$T/grub-$1.cfg" <<'EOC'
+		cat >"$T/grub-$1.cfg" <<EOC
 set timeout=5
 echo bench-grub: config
 search --no-floppy --file --set=root /os/vmlinuz
 menuentry 'bench target OS' {
-	linux /os/vmlinuz console=ttyS0,115200 quiet
+	linux /os/vmlinuz $TARGET_CMDLINE
 	echo bench-grub: kernel loaded
 	initrd /os/initrd.img
 	echo bench-grub: booting
 }
 EOC
 	else
-		cat >"$T/grub-$1.cfg" <<'EOC'
+		cat >"$T/grub-$1.cfg" <<EOC
 set timeout=0
 echo bench-grub: config
 search --no-floppy --file --set=root /os/vmlinuz
-linux /os/vmlinuz console=ttyS0,115200 quiet
+linux /os/vmlinuz $TARGET_CMDLINE
 echo bench-grub: kernel loaded
 initrd /os/initrd.img
 echo bench-grub: booting
@@ -209,8 +215,8 @@ def cpu():  # QEMU's user + system CPU seconds so far (all its threads)
 seen, cur, lines, fd = {}, b'', [], p.stdout.fileno()
 while end not in seen:
     left = timeout - (time.monotonic() - t0)
-    if left <= 0:
-        break
+    if left <= 0 or ('target' in seen and time.monotonic() - t0 - seen['target'][0] > 3):
+        break  # (the END line did not follow the target's first one)
     r, _, _ = select.select([fd], [], [], min(left, 0.5))
     if not r:
         if p.poll() is not None:
@@ -247,14 +253,17 @@ ROM_MARKS=('first=.' 'dxe-drv=lbootdxe: driver loaded' 'bds=lbootdxe: BDS entry'
 	   'ready2boot=lbootdxe: signalled ReadyToBoot' 'start-kern=lbootdxe: starting the kernel'
 	   'linux=^Linux version' 'init=^Run /init' 'lboot=lboot [0-9.]+ starting'
 	   'blkdev=lboot: (disk|found) ' 'config=lboot: config ' 'kexec=lboot: kexec '
-	   'handover=lboot: boot log: ' 'kexec-jump=^kexec_core: Starting new kernel'
-	   'target=lboot-target: TARGET-OS-UP')
+	   'handover=lboot: boot log: ' 'kexec-jump=kexec_core: Starting new kernel'
+	   'decomp=Decompressing Linux' 'kboot=Booting the kernel' 'target=lboot-target: TARGET-OS-UP' 'tup=lboot-target: uptime [0-9.]+ s')
 BB_MARKS=('first=.' 'dxe-drv=lbootdxe: driver loaded' 'bds=lbootdxe: BDS entry'
 	  'start-kern=lbootdxe: starting the kernel' 'lboot=bbinit: start'
-	  'blkdev=bbinit: mounted' 'kexec=bbinit: kexec' 'target=lboot-target: TARGET-OS-UP')
+	  'blkdev=bbinit: mounted' 'kexec=bbinit: kexec' 'target=lboot-target: TARGET-OS-UP'
+	  'tup=lboot-target: uptime [0-9.]+ s')
 STOCK_MARKS=('first=.' 'bds-boot=BdsDxe: loading' 'bds-start=BdsDxe: starting'
 	     'grub-cfg=bench-grub: config' 'grub-kern=bench-grub: kernel loaded'
-	     'grub-boot=bench-grub: booting' 'target=lboot-target: TARGET-OS-UP')
+	     'grub-boot=bench-grub: booting' 'decomp=Decompressing Linux' 'kboot=Booting the kernel'
+	     'target=lboot-target: TARGET-OS-UP'
+	     'tup=lboot-target: uptime [0-9.]+ s')
 marks_of() { # CASE -> the name of its marks array
 	case ${1%%-*} in rom|rom2) echo ROM_MARKS;; bb) echo BB_MARKS;; *) echo STOCK_MARKS;; esac
 }
@@ -275,7 +284,7 @@ boot_once() { # CASE LOG MARKS...
 	*) dev=(-drive "file=$disk,format=raw,if=virtio");;
 	esac
 	cp "$vars" "$T/vars.fd"
-	python3 "$T/stamp.py" 300 "$log" target "$@" -- \
+	python3 "$T/stamp.py" 300 "$log" tup "$@" -- \
 		"$QEMU" -accel tcg -m 1024 -smp 1 -display none -no-reboot -monitor none \
 		-serial stdio -nic none -machine q35,max-fw-size=16M \
 		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$fw" \
@@ -289,7 +298,10 @@ for i in $(seq 1 "$RUNS"); do
 		declare -n mk=$(marks_of "$c")
 		line=$(boot_once "$c" "$T/serial-$c-$i.log" "${mk[@]}")
 		unset -n mk
-		echo "# run $i $c: $line"
+		# the target kernel's own uptime at its first line (guest clock)
+		tu=$(tr -d '\r' <"$T/serial-$c-$i.log" | sed -n 's/.*lboot-target: uptime \([0-9.]*\) s$/\1/p' | head -n1)
+		[ -n "$tu" ] && printf '%s\t%s\ttuptime\t%s\t-1\n' "$c" "$i" "$tu" >>"$T/runs.tsv"
+		echo "# run $i $c: $line${tu:+ (target kernel uptime $tu s)}"
 		for m in $line; do
 			k=${m%%=*} v=${m#*=}
 			[ "$v" = - ] && continue
@@ -348,7 +360,8 @@ PH = {
 }
 HANDOVER = {'rom': ['handover', 'kexec'], 'bb': ['kexec'], 'stock': ['grub-boot']}
 COL = {'firmware': '#8c8c8c', 'firmware kernel': '#4e79a7', 'lboot': '#59a14f',
-       'hand-over': '#f28e2b', 'sh + kexec-tools': '#b07aa1', 'GRUB': '#e15759', 'target': '#edc948'}
+       'hand-over': '#f28e2b', 'sh + kexec-tools': '#b07aa1', 'GRUB': '#e15759', 'target': '#edc948',
+       'jump': '#ff9da7', 'target kernel': '#edc948'}
 def at(m, names, i):
     for n in names:
         if n in m:
@@ -364,10 +377,17 @@ def phases(c, m, i):
         if t0 is None or t1 is None:
             return None
         out.append((name, t0, t1))
+    # wall: the target's own clock splits its phase into the jump (loader
+    # hand-over, decompression) and the target kernel's boot to /init
+    if i == 0 and 'tuptime' in m and out[-1][0] == 'target':
+        name, t0, t1 = out.pop()
+        k = max(t0, t1 - m['tuptime'][0])
+        out += [('jump', t0, k), ('target kernel', k, t1)]
     return out
 def mean(v):
     return sum(v) / len(v) if v else None
-print('# phases: mean wall s (QEMU CPU s) per phase, over complete runs')
+print('# phases: mean wall s, then QEMU CPU s, per phase, over complete runs (jump: from the')
+print('# hand-over to the target kernel clock\'s start, from its uptime at its first line)')
 means = {}
 for c in cases:
     ok = [m for (cc, r), m in sorted(runs.items()) if cc == c and 'target' in m]
@@ -375,15 +395,16 @@ for c in cases:
         print('%-11s no complete run' % c)
         continue
     cols = []
-    for j, (name, _, _) in enumerate(PH[kind(c)]):
-        w = mean([p[j][2] - p[j][1] for p in (phases(c, m, 0) for m in ok) if p])
-        u = mean([p[j][2] - p[j][1] for p in (phases(c, m, 1) for m in ok) if p])
-        if w is not None:
-            cols.append('%s %.2f (%.2f)' % (name, w, u))
+    for i, unit in ((0, 'wall'), (1, 'cpu')):
+        ps = [p for p in (phases(c, m, i) for m in ok) if p]
+        names = [n for n, _, _ in ps[0]] if ps else []
+        ps = [p for p in ps if [n for n, _, _ in p] == names]
+        cols.append(unit + ' ' + ', '.join('%s %.2f' % (n, mean([p[j][2] - p[j][1] for p in ps]))
+                                       for j, n in enumerate(names)))
     means[c] = {'target': (mean([m['target'][0] for m in ok]), mean([m['target'][1] for m in ok])),
                 'handover': (mean([at(m, HANDOVER[kind(c)], 0) for m in ok if at(m, HANDOVER[kind(c)], 0) is not None] or [0]),
                              mean([at(m, HANDOVER[kind(c)], 1) for m in ok if at(m, HANDOVER[kind(c)], 1) is not None] or [0]))}
-    print('%-11s %s | to target %.2f (%.2f), %d runs' % (c, ', '.join(cols),
+    print('%-11s %s | to target %.2f (%.2f), %d runs' % (c, '; '.join(cols),
           means[c]['target'][0], means[c]['target'][1], len(ok)))
 print('# ratios against stock OVMF + GRUB in the same run, wall (QEMU CPU)')
 for c in cases:

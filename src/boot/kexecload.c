@@ -72,7 +72,6 @@
 #define H_CMDLINE_SIZE   0x238
 #define H_SUBARCH        0x23c
 #define H_SETUP_DATA     0x250
-#define H_PREF_ADDRESS   0x258
 #define H_INIT_SIZE      0x260
 #define H_END            0x26c   /* end of the 2.15 header we read */
 
@@ -212,16 +211,6 @@ static int overlaps(const struct taken *t, uint64_t s, uint64_t e)
 	return 0;
 }
 
-/* [s, s+len) inside one RAM range */
-static int in_ram(const struct lb_kl_env *env, uint64_t s, uint64_t len)
-{
-	for (size_t i = 0; i < env->n_ram; i++)
-		if (s >= env->ram[i].start && len <= env->ram[i].end - s &&
-		    s < env->ram[i].end)
-			return 1;
-	return 0;
-}
-
 /*
  * The highest address a, align | a, lo <= a, a + len <= hi, inside one RAM
  * range and clear of what is taken (top-down, as kexec_file_load does).
@@ -314,7 +303,7 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 		char *why, size_t whysz)
 {
 	unsigned setup_sects, version, xlf, loadflags;
-	uint64_t kern16, align, pref, init_size, kmem, cmdline_size;
+	uint64_t kern16, align, init_size, kmem, cmdline_size;
 	size_t clen, hdr_len, n_e820, n_ext, efimap_len, off_cmd, off_efimap, off_sd, total;
 	uint64_t seg0, kaddr, iaddr = 0, bp_addr, ext_mem, kbytes, tail;
 	struct taken t = { .n = 0 };
@@ -350,7 +339,6 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 		return failw(why, whysz, -ENOEXEC,
 			     "not relocatable or kernel_alignment %#" PRIx64 " unusable (ENOEXEC)",
 			     align);
-	pref = rd64(k + H_PREF_ADDRESS);
 	init_size = rd32(k + H_INIT_SIZE);
 	kmem = PG_UP(init_size);
 	if (init_size < klen - kern16)
@@ -381,13 +369,18 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 	if (!(buf = calloc(1, total)))
 		return failw(why, whysz, -ENOMEM, "out of memory (ENOMEM)");
 
-	/* the kernel: at pref_address when that is free RAM, else the
-	 * highest kernel_alignment'd place (it is relocatable) */
-	if (pref && !(pref & (align - 1)) && pref >= MIN_KERNEL_ADDR &&
-	    pref <= UINT64_MAX - kmem && in_ram(env, pref, kmem)) {
-		kaddr = pref;
-	} else if ((r = place_pref_low(env, &t, kmem, align, MIN_KERNEL_ADDR,
-				       !!(xlf & XLF_CAN_BE_LOADED_ABOVE_4G), &kaddr))) {
+	/*
+	 * the kernel: the highest kernel_alignment'd place with init_size of
+	 * room (below 4 GiB first; it is relocatable), top-down as
+	 * kexec_file_load places it (bzImage64_load), not at pref_address:
+	 * that is where the running kernel, built the same way, has its own
+	 * image. Harmless on hardware; under QEMU's TCG every write into a
+	 * page that held translated code takes the slow path, and the target
+	 * decompressing itself over the firmware kernel's text cost 0.9 s
+	 * from the jump to its first line (docs/kexec-load.md).
+	 */
+	if ((r = place_pref_low(env, &t, kmem, align, MIN_KERNEL_ADDR,
+				!!(xlf & XLF_CAN_BE_LOADED_ABOVE_4G), &kaddr))) {
 		free(buf);
 		return failw(why, whysz, r, "no room for the kernel's %" PRIu64 " bytes (init_size) in RAM (ENOMEM)",
 			     kmem);

@@ -273,6 +273,17 @@ int main(void)
 	/* one write per line so the markers are never interleaved */
 	dprintf(1, "\nlboot-target: TARGET-OS-UP\n");
 	dprintf(1, "lboot-target: cmdline: %s\n", buf);
+	/* the target kernel's own boot time, from its clock's start (after
+	 * decompression) to here: bench/rom-boot.sh separates it from the
+	 * hand-over before it */
+	fd = open("/proc/uptime", O_RDONLY);
+	if (fd >= 0 && (n = read(fd, buf, 64)) > 0) {
+		buf[n] = 0;
+		buf[strcspn(buf, " \n")] = 0;
+		dprintf(1, "lboot-target: uptime %s s\n", buf);
+	}
+	if (fd >= 0)
+		close(fd);
 	fd = open("/proc/version", O_RDONLY);
 	if (fd >= 0 && (n = read(fd, buf, sizeof(buf) - 1)) > 0) {
 		buf[n] = 0;

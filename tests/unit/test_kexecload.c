@@ -284,12 +284,16 @@ static void real_kernel(const char *name, const char *path)
 			CHECK(!"read kernel");
 			continue;
 		}
-		/* at pref_address, with an initrd, BIOS-like */
+		/* with an initrd, BIOS-like: top-down, as kexec_file_load
+		 * (the highest aligned place with init_size of room, not
+		 * pref_address, where the running kernel is) */
 		env_pc(env, 1 * MiB, 1024 * MiB);
 		r = lb_kl_build(k, klen, initrd, sizeof(initrd), cmd, env, &p, why, sizeof(why));
 		CHECK_INT(r, 0);
 		if (!r) {
-			CHECK_INT(p.kernel_addr, r64(k + 0x258)); /* pref_address is free RAM */
+			uint64_t al = r32(k + 0x230), room = (r32(k + 0x260) + 4095ull) & ~4095ull;
+
+			CHECK_INT(p.kernel_addr, (1024 * MiB - room) & ~(al - 1));
 			check_plan(k, klen, env, &p, cmd, sizeof(initrd));
 			lb_kl_plan_free(&p);
 		}
