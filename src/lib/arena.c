@@ -51,6 +51,16 @@ void lb_arena_init(struct lb_arena *a, size_t max)
 	a->max = max;
 }
 
+void lb_arena_chunk(struct lb_arena *a, size_t bytes)
+{
+	a->chunk = bytes;
+}
+
+static size_t chunk_size(const struct lb_arena *a)
+{
+	return a->chunk ? a->chunk : CHUNK_DEFAULT;
+}
+
 static void chunk_free(struct lb_arena *a, struct lb_arena_chunk *c)
 {
 	a->total -= c->cap + sizeof(*c);
@@ -68,7 +78,7 @@ static int fits(const struct lb_arena *a, size_t bytes)
 static int new_chunk(struct lb_arena *a, size_t need)
 {
 	struct lb_arena_chunk *c = a->spare;
-	size_t cap = need > CHUNK_DEFAULT ? need : CHUNK_DEFAULT;
+	size_t cap = need > chunk_size(a) ? need : chunk_size(a);
 
 	if (c && c->cap >= need) {
 		a->spare = NULL;
@@ -161,7 +171,7 @@ void lb_arena_release(struct lb_arena *a, struct lb_arena_mark m)
 		POISON(c->data, c->cap);
 		/* keep one default-sized chunk: a loop that takes and gives
 		 * back memory across a chunk boundary does not malloc each time */
-		if (!a->spare && c->cap == CHUNK_DEFAULT)
+		if (!a->spare && c->cap == chunk_size(a))
 			a->spare = c;
 		else
 			chunk_free(a, c);
@@ -176,7 +186,7 @@ void lb_arena_release(struct lb_arena *a, struct lb_arena_mark m)
 
 void lb_arena_free(struct lb_arena *a)
 {
-	size_t max = a->max;
+	size_t max = a->max, chunk = a->chunk;
 
 	while (a->top) {
 		struct lb_arena_chunk *c = a->top;
@@ -187,4 +197,5 @@ void lb_arena_free(struct lb_arena *a)
 	if (a->spare)
 		chunk_free(a, a->spare);
 	lb_arena_init(a, max);
+	a->chunk = chunk;
 }

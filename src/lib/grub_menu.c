@@ -271,6 +271,7 @@ static void interp_free(struct interp *ip)
 
 		ip->scripts = s->next;
 		g_list_free(&s->top);
+		lb_arena_free(&s->ar);
 		free(s->name);
 		free(s);
 	}
@@ -342,7 +343,7 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 			    !strcmp(ip.env->v[i].name, "cmdpath"))
 				ip.env->v[i].exp = 1;
 	}
-	r = g_run_script_buf(&ip, name, buf, len, NULL);
+	r = g_run_script_buf(&ip, name, buf, len, 0);
 	if (!ip.oom) {
 		const char *t = g_getvar(&ip, "timeout"), *d;
 		long long tv;
