@@ -44,8 +44,10 @@ void g_env_free(struct env *e)
 	if (!e)
 		return;
 	for (size_t i = 0; i < e->n; i++) {
-		free(e->v[i].name);
-		free(e->v[i].val);
+		if (e->v[i].own & V_NAME)
+			free(e->v[i].name);
+		if (e->v[i].own & V_VAL)
+			free(e->v[i].val);
 	}
 	free(e->v);
 	free(e);
@@ -68,7 +70,10 @@ const char *g_getvar(struct interp *ip, const char *name)
 	return v ? v->val : NULL;
 }
 
-int g_env_set(struct env *e, const char *name, const char *val, int *oom)
+/* g_env_set; with `lit`, name and val are string literals, borrowed
+ * rather than copied. */
+static int env_set(struct env *e, const char *name, const char *val, int *oom,
+		   int lit)
 {
 	struct var *v = g_env_find(e, name);
 	char *c;
@@ -78,18 +83,21 @@ int g_env_set(struct env *e, const char *name, const char *val, int *oom)
 
 	if (vl > G_MAX_VAL || e->bytes - old + add > G_MAX_ENV_BYTES)
 		return -E2BIG;
-	if (!(c = strdup(val))) {
+	if (!(c = lit ? (char *)val : strdup(val))) {
 		*oom = 1;
 		return -ENOMEM;
 	}
 	if (v) {
-		free(v->val);
+		if (v->own & V_VAL)
+			free(v->val);
 		v->val = c;
+		v->own = (v->own & ~V_VAL) | (lit ? 0 : V_VAL);
 		e->bytes = e->bytes - old + vl;
 		return 0;
 	}
 	if (e->n >= G_MAX_VARS) {
-		free(c);
+		if (!lit)
+			free(c);
 		return -E2BIG;
 	}
 	if (e->n == e->cap) {
@@ -97,7 +105,8 @@ int g_env_set(struct env *e, const char *name, const char *val, int *oom)
 		struct var *nv = realloc(e->v, nc * sizeof(*nv));
 
 		if (!nv) {
-			free(c);
+			if (!lit)
+				free(c);
 			*oom = 1;
 			return -ENOMEM;
 		}
@@ -105,16 +114,27 @@ int g_env_set(struct env *e, const char *name, const char *val, int *oom)
 		e->cap = nc;
 	}
 	v = &e->v[e->n];
-	if (!(v->name = strdup(name))) {
-		free(c);
+	if (!(v->name = lit ? (char *)name : strdup(name))) {
+		free(c); /* not lit: name is */
 		*oom = 1;
 		return -ENOMEM;
 	}
 	v->val = c;
 	v->exp = 0;
+	v->own = lit ? 0 : V_NAME | V_VAL;
 	e->n++;
 	e->bytes += add;
 	return 0;
+}
+
+int g_env_set(struct env *e, const char *name, const char *val, int *oom)
+{
+	return env_set(e, name, val, oom, 0);
+}
+
+int g_setvar_lit(struct interp *ip, const char *name, const char *val)
+{
+	return env_set(ip->env, name, val, &ip->oom, 1);
 }
 
 int g_setvar(struct interp *ip, const char *name, const char *val)
@@ -129,28 +149,47 @@ void g_unsetvar(struct interp *ip, const char *name)
 	if (!v)
 		return;
 	ip->env->bytes -= strlen(v->name) + 2 + strlen(v->val);
-	free(v->name);
-	free(v->val);
+	if (v->own & V_NAME)
+		free(v->name);
+	if (v->own & V_VAL)
+		free(v->val);
 	*v = ip->env->v[--ip->env->n];
 }
 
-/* A copy of e: all variables, or only the exported ones. */
+/* A copy of e: all variables, or only the exported ones, in the same
+ * order. The copy borrows e's strings (struct var): e must outlive it and
+ * stay unchanged meanwhile, as the environment a menu entry runs in is
+ * copied from does (run_menu). Setting a variable of the copy gives it a
+ * value of its own; unsetting one leaves e's alone. What the copy counts
+ * against the caps is what setting each variable in turn would count. */
 struct env *g_env_clone(struct env *e, int exported_only, int *oom)
 {
 	struct env *c = calloc(1, sizeof(*c));
+	size_t n = 0, cap = 32;
 
 	if (!c) {
 		*oom = 1;
 		return NULL;
 	}
+	for (size_t i = 0; i < e->n; i++)
+		n += !exported_only || e->v[i].exp;
+	while (cap < n)
+		cap *= 2;
+	if (n && !(c->v = malloc(cap * sizeof(*c->v)))) {
+		free(c);
+		*oom = 1;
+		return NULL;
+	}
+	c->cap = n ? cap : 0;
 	for (size_t i = 0; i < e->n; i++) {
+		struct var *v;
+
 		if (exported_only && !e->v[i].exp)
 			continue;
-		if (g_env_set(c, e->v[i].name, e->v[i].val, oom)) {
-			g_env_free(c);
-			return NULL;
-		}
-		g_env_find(c, e->v[i].name)->exp = e->v[i].exp;
+		v = &c->v[c->n++];
+		*v = e->v[i];
+		v->own = 0;
+		c->bytes += strlen(v->name) + 2 + strlen(v->val);
 	}
 	return c;
 }

@@ -171,9 +171,15 @@ struct parser {
 	int errline;
 };
 
+/* own: which strings the variable owns (V_NAME, V_VAL); a menu entry's
+ * copy of the environment borrows the strings of the one it copies
+ * (g_env_clone), which lives, unchanged, as long as the copy does. */
+#define V_NAME 1
+#define V_VAL  2
 struct var {
 	char *name, *val;
 	int exp;
+	int own;
 };
 
 struct env {
@@ -295,6 +301,9 @@ struct var *g_env_find(struct env *e, const char *name);
 const char *g_getvar(struct interp *ip, const char *name);
 int g_env_set(struct env *e, const char *name, const char *val, int *oom);
 int g_setvar(struct interp *ip, const char *name, const char *val);
+/* The same with name and val string literals (borrowed, not copied): the
+ * variables GRUB defines before the config runs. */
+int g_setvar_lit(struct interp *ip, const char *name, const char *val);
 void g_unsetvar(struct interp *ip, const char *name);
 struct env *g_env_clone(struct env *e, int exported_only, int *oom);
 int g_valid_name(const char *s);

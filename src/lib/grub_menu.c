@@ -290,6 +290,10 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 	int r = 0;
 
 	memset(&ip, 0, sizeof(ip));
+	/* most configs expand a few KiB at a time: chunks of 4 KiB, not a
+	 * fresh 32 KiB per run (what a larger expansion needs comes in a
+	 * chunk of its size; G_MAX_WORK bounds them all) */
+	lb_arena_chunk(&ip.ar, 4096);
 	ip.all = all;
 	ip.cfgfs = fs;
 	ip.out = &res;
@@ -316,10 +320,10 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 		char pfx[4400];
 
 		for (int i = 0; feat[i]; i++)
-			g_setvar(&ip, feat[i], "y");
-		g_setvar(&ip, "grub_platform", "efi");
-		g_setvar(&ip, "grub_cpu", "x86_64");
-		g_setvar(&ip, "pager", "");
+			g_setvar_lit(&ip, feat[i], "y");
+		g_setvar_lit(&ip, "grub_platform", "efi");
+		g_setvar_lit(&ip, "grub_cpu", "x86_64");
+		g_setvar_lit(&ip, "pager", "");
 		if (dev) {
 			g_setvar(&ip, "root", dev);
 			snprintf(pfx, sizeof(pfx), "(%s)%s", dev, strcmp(dir, "/") ? dir : "");
