@@ -113,6 +113,11 @@ FUZZ_GRUB_SRC := $(sort $(wildcard src/lib/grub_*.c)) src/lib/arena.c src/lib/en
 build/fuzz/fuzz_grub: fuzz/fuzz_grub.c $(FUZZ_GRUB_SRC) $(wildcard src/lib/*.h)
 	@mkdir -p $(@D)
 	clang $(CFLAGS_COMMON) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_GRUB_SRC) $(HOST_LIBS)
+# what the GRUB harness sees of each input, printed (compare two builds:
+# docs/fuzzing.md); not part of make check
+build/fuzz/dump_grub: fuzz/dump_grub.c fuzz/fuzz_grub.c $(FUZZ_GRUB_SRC) $(wildcard src/lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -Ifuzz -O1 -g -o $@ $< $(FUZZ_GRUB_SRC) $(HOST_LIBS)
 
 # each libFuzzer harness for FUZZ_SECONDS (default 60) on a copy of its corpus:
 # executions, exec/s, coverage, corpus size, crashes (FUZZ_MERGE=1 merges back)
