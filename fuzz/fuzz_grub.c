@@ -97,7 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 /* Real libFuzzer runs: the interpreter's command budget lowered to
- * FUZZ_STEPS, and these options unless given on the command line:
+ * FUZZ_STEPS, the fixture's files parsed once per process (odd first
+ * bytes source them in most runs; lb_grub_fuzz_cache), and these options
+ * unless given on the command line:
  *  -max_len=FUZZ_MAX_INPUT (see the top of this file);
  *  -entropic_feature_frequency_threshold=16: libFuzzer's entropic schedule
  *   keeps every feature seen fewer than 255 times as "rare" and looks each
@@ -118,6 +120,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	int n = *argc, k = n;
 
 	lb_grub_fuzz_steps(FUZZ_STEPS);
+	lb_grub_fuzz_cache(1);
 	if (n + 3 > (int)(sizeof(nv) / sizeof(nv[0])))
 		return 0;
 	memcpy(nv, *argv, (size_t)n * sizeof(char *));

@@ -25,6 +25,7 @@ struct lb_arena {
 	size_t max;                   /* cap on total (0: no cap) */
 	void *last;                   /* the latest allocation (grows in place) */
 	size_t last_n;                /* its size */
+	size_t chunk;                 /* chunk size (0: 32 KiB), see lb_arena_chunk */
 };
 
 struct lb_arena_mark {
@@ -34,6 +35,10 @@ struct lb_arena_mark {
 
 /* Zeroed is ready (no cap); this sets the cap on the chunk bytes held. */
 void lb_arena_init(struct lb_arena *a, size_t max);
+/* The size of the chunks taken from malloc from now on (an allocation
+ * larger than that gets a chunk of its own size); 0: 32 KiB. For arenas
+ * that usually hold little (a short script's syntax tree). */
+void lb_arena_chunk(struct lb_arena *a, size_t bytes);
 /* n bytes (n > 0 not required), 8-byte aligned, not initialised.
  * 0, -E2BIG past the cap, -ENOMEM. */
 int lb_arena_alloc(struct lb_arena *a, size_t n, void **out);
@@ -47,7 +52,7 @@ struct lb_arena_mark lb_arena_mark(const struct lb_arena *a);
 /* Give back everything allocated after the mark m (taken on this arena,
  * and not already released past it). */
 void lb_arena_release(struct lb_arena *a, struct lb_arena_mark m);
-/* Free all chunks; the arena is zeroed except its cap. */
+/* Free all chunks; the arena is zeroed except its cap and chunk size. */
 void lb_arena_free(struct lb_arena *a);
 
 #endif

@@ -85,12 +85,16 @@ int lb_entries_msg(struct lb_entries *l, const char *fmt, ...)
 	va_end(ap);
 	if (r < 0)
 		return -ENOMEM;
-	v = realloc(l->msgs, (l->n_msgs + 1) * sizeof(*v));
-	if (!v) {
-		free(s);
-		return -ENOMEM;
+	/* the array holds 8, 16, 32... (a power of two from 8 up, never
+	 * less than n_msgs): grown when full, not one slot each time */
+	if (!l->n_msgs || (l->n_msgs >= 8 && !(l->n_msgs & (l->n_msgs - 1)))) {
+		v = realloc(l->msgs, (l->n_msgs ? 2 * l->n_msgs : 8) * sizeof(*v));
+		if (!v) {
+			free(s);
+			return -ENOMEM;
+		}
+		l->msgs = v;
 	}
-	l->msgs = v;
 	l->msgs[l->n_msgs++] = s;
 	return 0;
 }

@@ -64,4 +64,12 @@ int lb_grub_parse_buf(const struct lb_fsset *all, const struct lb_fs *fs,
  * microseconds, so the default made such inputs dominate a fuzzing run. */
 void lb_grub_fuzz_steps(long steps);
 
+/* For fuzzing only: on (1), a file that `source` or `configfile` reads is
+ * parsed once per process and its syntax tree kept for later runs, keyed
+ * by its path and bytes (at most 16 files of at most 256 KiB; past that,
+ * files are parsed as without it). Every run reports what it would
+ * without the cache: parsing depends on the bytes alone. Process-wide;
+ * the boot flow never calls it. */
+void lb_grub_fuzz_cache(int on);
+
 #endif

@@ -945,7 +945,7 @@ static int cmd_source(struct interp *ip, const char *f, int configfile)
 		free(d);
 	}
 	ip->src_depth++;
-	r = g_run_script_buf(ip, g.path, buf, len, NULL);
+	r = g_run_script_buf(ip, g.path, buf, len, 1);
 	ip->src_depth--;
 	free(buf);
 	return r ? 1 : ip->status;
@@ -1159,7 +1159,7 @@ static int c_eval(struct interp *ip, struct node *nd, char **a, size_t n)
 
 		snprintf(en, sizeof(en), "%s:%d: eval", nd->file, nd->line);
 		ip->src_depth++;
-		r = g_run_script_buf(ip, en, s.s, s.n, NULL) ? 1 : ip->status;
+		r = g_run_script_buf(ip, en, s.s, s.n, 0) ? 1 : ip->status;
 		ip->src_depth--;
 	}
 	free(s.s);

@@ -44,8 +44,10 @@ void g_env_free(struct env *e)
 	if (!e)
 		return;
 	for (size_t i = 0; i < e->n; i++) {
-		free(e->v[i].name);
-		free(e->v[i].val);
+		if (e->v[i].own & V_NAME)
+			free(e->v[i].name);
+		if (e->v[i].own & V_VAL)
+			free(e->v[i].val);
 	}
 	free(e->v);
 	free(e);
@@ -68,7 +70,10 @@ const char *g_getvar(struct interp *ip, const char *name)
 	return v ? v->val : NULL;
 }
 
-int g_env_set(struct env *e, const char *name, const char *val, int *oom)
+/* g_env_set; with `lit`, name and val are string literals, borrowed
+ * rather than copied. */
+static int env_set(struct env *e, const char *name, const char *val, int *oom,
+		   int lit)
 {
 	struct var *v = g_env_find(e, name);
 	char *c;
@@ -78,18 +83,21 @@ int g_env_set(struct env *e, const char *name, const char *val, int *oom)
 
 	if (vl > G_MAX_VAL || e->bytes - old + add > G_MAX_ENV_BYTES)
 		return -E2BIG;
-	if (!(c = strdup(val))) {
+	if (!(c = lit ? (char *)val : strdup(val))) {
 		*oom = 1;
 		return -ENOMEM;
 	}
 	if (v) {
-		free(v->val);
+		if (v->own & V_VAL)
+			free(v->val);
 		v->val = c;
+		v->own = (v->own & ~V_VAL) | (lit ? 0 : V_VAL);
 		e->bytes = e->bytes - old + vl;
 		return 0;
 	}
 	if (e->n >= G_MAX_VARS) {
-		free(c);
+		if (!lit)
+			free(c);
 		return -E2BIG;
 	}
 	if (e->n == e->cap) {
@@ -97,7 +105,8 @@ int g_env_set(struct env *e, const char *name, const char *val, int *oom)
 		struct var *nv = realloc(e->v, nc * sizeof(*nv));
 
 		if (!nv) {
-			free(c);
+			if (!lit)
+				free(c);
 			*oom = 1;
 			return -ENOMEM;
 		}
@@ -105,16 +114,27 @@ int g_env_set(struct env *e, const char *name, const char *val, int *oom)
 		e->cap = nc;
 	}
 	v = &e->v[e->n];
-	if (!(v->name = strdup(name))) {
-		free(c);
+	if (!(v->name = lit ? (char *)name : strdup(name))) {
+		free(c); /* not lit: name is */
 		*oom = 1;
 		return -ENOMEM;
 	}
 	v->val = c;
 	v->exp = 0;
+	v->own = lit ? 0 : V_NAME | V_VAL;
 	e->n++;
 	e->bytes += add;
 	return 0;
+}
+
+int g_env_set(struct env *e, const char *name, const char *val, int *oom)
+{
+	return env_set(e, name, val, oom, 0);
+}
+
+int g_setvar_lit(struct interp *ip, const char *name, const char *val)
+{
+	return env_set(ip->env, name, val, &ip->oom, 1);
 }
 
 int g_setvar(struct interp *ip, const char *name, const char *val)
@@ -129,28 +149,47 @@ void g_unsetvar(struct interp *ip, const char *name)
 	if (!v)
 		return;
 	ip->env->bytes -= strlen(v->name) + 2 + strlen(v->val);
-	free(v->name);
-	free(v->val);
+	if (v->own & V_NAME)
+		free(v->name);
+	if (v->own & V_VAL)
+		free(v->val);
 	*v = ip->env->v[--ip->env->n];
 }
 
-/* A copy of e: all variables, or only the exported ones. */
+/* A copy of e: all variables, or only the exported ones, in the same
+ * order. The copy borrows e's strings (struct var): e must outlive it and
+ * stay unchanged meanwhile, as the environment a menu entry runs in is
+ * copied from does (run_menu). Setting a variable of the copy gives it a
+ * value of its own; unsetting one leaves e's alone. What the copy counts
+ * against the caps is what setting each variable in turn would count. */
 struct env *g_env_clone(struct env *e, int exported_only, int *oom)
 {
 	struct env *c = calloc(1, sizeof(*c));
+	size_t n = 0, cap = 32;
 
 	if (!c) {
 		*oom = 1;
 		return NULL;
 	}
+	for (size_t i = 0; i < e->n; i++)
+		n += !exported_only || e->v[i].exp;
+	while (cap < n)
+		cap *= 2;
+	if (n && !(c->v = malloc(cap * sizeof(*c->v)))) {
+		free(c);
+		*oom = 1;
+		return NULL;
+	}
+	c->cap = n ? cap : 0;
 	for (size_t i = 0; i < e->n; i++) {
+		struct var *v;
+
 		if (exported_only && !e->v[i].exp)
 			continue;
-		if (g_env_set(c, e->v[i].name, e->v[i].val, oom)) {
-			g_env_free(c);
-			return NULL;
-		}
-		g_env_find(c, e->v[i].name)->exp = e->v[i].exp;
+		v = &c->v[c->n++];
+		*v = e->v[i];
+		v->own = 0;
+		c->bytes += strlen(v->name) + 2 + strlen(v->val);
 	}
 	return c;
 }
@@ -885,33 +924,23 @@ struct script *g_new_script(struct interp *ip, const char *name)
 	return sc;
 }
 
-/* Parse a buffer into a kept script and run it, one top-level command at a
- * time; a syntax error skips the command (from the line it starts on) with
- * a message and parsing resumes on the next line, as GRUB's line reader
- * does. Returns 0, or negative errno (ENOMEM, too many scripts). */
-int g_run_script_buf(struct interp *ip, const char *name, const char *buf,
-			  size_t len, struct script **keep)
-{
-	struct script *sc;
-	struct parser P;
-	char *clean;
-	size_t cl = 0, rescanned = 0;
+/* A syntax error of a top-level command, as g_run_script_buf reports it. */
+struct g_perr {
+	size_t before;  /* the number of commands parsed before it */
+	int line, start_line;
+	const char *why;
+};
 
-	if (ip->nscripts >= G_MAX_SCRIPTS) {
-		g_msg(ip, name, 0, "too many included files");
-		return -E2BIG;
-	}
-	if (!(sc = g_new_script(ip, name)))
-		return -ENOMEM;
-	ip->nscripts++;
-	if (keep)
-		*keep = sc;
-	/* GRUB reads a config line by line into C strings: a NUL ends its
-	 * line; carriage returns are dropped here too (CRLF files) */
-	if (!(clean = malloc(len + 1))) {
-		ip->oom = 1;
-		return -ENOMEM;
-	}
+/* GRUB reads a config line by line into C strings: a NUL ends its line;
+ * carriage returns are dropped here too (CRLF files). A malloc'd copy,
+ * NUL terminated (the lexer relies on it), length in *cl. */
+static char *clean_copy(const char *buf, size_t len, size_t *cl)
+{
+	char *clean = malloc(len + 1);
+	size_t n = 0;
+
+	if (!clean)
+		return NULL;
 	for (size_t i = 0; i < len; i++) {
 		if (buf[i] == '\r')
 			continue;
@@ -920,71 +949,257 @@ int g_run_script_buf(struct interp *ip, const char *name, const char *buf,
 				i++;
 			continue;
 		}
-		clean[cl++] = buf[i];
+		clean[n++] = buf[i];
 	}
-	clean[cl] = 0;
-	buf = clean;
-	len = cl;
-	memset(&P, 0, sizeof(P));
-	P.L.s = buf;
-	P.L.n = len;
-	P.L.line = 1;
-	P.file = sc->name;
-	while (!ip->fatal) {
-		struct node *nd;
+	clean[n] = 0;
+	*cl = n;
+	return clean;
+}
+
+/* A parser over the cleaned buffer, its tree in sc's arena. */
+static void parser_init(struct parser *P, struct script *sc, const char *buf, size_t len)
+{
+	memset(P, 0, sizeof(*P));
+	P->L.s = buf;
+	P->L.n = len;
+	P->L.line = 1;
+	P->file = sc->name;
+	/* chunks about the size a tree of this many bytes takes, 4 KiB to
+	 * 32 KiB */
+	lb_arena_chunk(&sc->ar, len < 1024 ? 4096 : len < 8192 ? 4 * len : 32768);
+	P->L.ar = sc->top.ar = &sc->ar;
+}
+
+/* The next top-level command of P (a parser_init'd on sc): 1 with *nd, the
+ * command appended to sc->top; 2 with a syntax error in *e, the command
+ * skipped (from the line it starts on; parsing resumes on the next line,
+ * as GRUB's line reader does); 0 at the end; -ENOMEM. A pure function of
+ * the bytes: the interpreter's state plays no part. */
+static int next_command(struct parser *P, struct script *sc, size_t *rescanned,
+			struct node **nd, struct g_perr *e)
+{
+	const char *buf = P->L.s;
+	size_t len = P->L.n;
+
+	for (;;) {
+		struct lb_arena_mark m;
 		size_t start_i;
 		int start_line, r;
 
-		g_skip_nl(&P);
-		if (g_peek(&P.L) == T_EOF)
-			break;
-		start_line = P.L.tline;
+		g_skip_nl(P);
+		if (g_peek(&P->L) == T_EOF)
+			return 0;
+		start_line = P->L.tline;
 		/* the offset of the line the command starts on */
-		start_i = P.L.tstart;
+		start_i = P->L.tstart;
 		while (start_i > 0 && buf[start_i - 1] != '\n')
 			start_i--;
-		P.err = NULL;
-		P.L.err = NULL;
-		r = g_parse_command(&P, &nd);
-		if (r == -ENOMEM) {
-			ip->oom = 1;
-			break;
-		}
+		P->err = NULL;
+		P->L.err = NULL;
+		m = lb_arena_mark(&sc->ar);
+		r = g_parse_command(P, nd);
+		if (r == -ENOMEM)
+			return r;
 		if (r) {
-			g_msg(ip, sc->name, P.errline ? P.errline : start_line,
-			    "%s (command at line %d skipped)", P.err ? P.err : "syntax error",
-			    start_line);
+			e->before = sc->top.n;
+			e->line = P->errline ? P->errline : start_line;
+			e->start_line = start_line;
+			e->why = P->err ? P->err : "syntax error";
 			/* Resume after the first line of the broken command, so
 			 * one unclosed block does not swallow the rest of the
 			 * file. Rescanning is bounded: past 4x the file, resume
-			 * where the error was found, as GRUB's reader does. */
-			free(P.L.w);
-			P.L.w = NULL;
-			P.L.have = 0;
-			P.depth = 0;
-			rescanned += P.L.i > start_i ? P.L.i - start_i : 0;
-			if (rescanned > 4 * (size_t)len + 65536)
-				continue;
-			P.L.i = start_i;
-			while (P.L.i < len && buf[P.L.i] != '\n')
-				P.L.i++;
-			P.L.line = start_line;
-			continue;
+			 * where the error was found, as GRUB's reader does.
+			 * What the broken command took of the arena (and the
+			 * lookahead word) is given back. */
+			lb_arena_release(&sc->ar, m);
+			P->L.w = NULL;
+			P->L.have = 0;
+			P->depth = 0;
+			*rescanned += P->L.i > start_i ? P->L.i - start_i : 0;
+			if (*rescanned > 4 * (size_t)len + 65536)
+				return 2;
+			P->L.i = start_i;
+			while (P->L.i < len && buf[P->L.i] != '\n')
+				P->L.i++;
+			P->L.line = start_line;
+			return 2;
 		}
-		if (g_list_push(&sc->top, nd)) {
-			g_node_free(nd);
-			ip->oom = 1;
-			break;
-		}
-		if (g_peek(&P.L) == T_SEMI)
-			g_drop(&P.L);
-		g_exec_node(ip, nd);
-		if (ip->flow == F_RETURN && ip->depth == 0)
-			ip->flow = F_NONE; /* `return` outside a function ends nothing */
-		if (ip->flow == F_BREAK || ip->flow == F_CONTINUE)
-			ip->flow = F_NONE;
+		if (g_list_push(&sc->top, *nd))
+			return -ENOMEM;
+		if (g_peek(&P->L) == T_SEMI)
+			g_drop(&P->L);
+		return 1;
 	}
-	free(P.L.w);
+}
+
+static void perr_msg(struct interp *ip, const char *name, const struct g_perr *e)
+{
+	g_msg(ip, name, e->line, "%s (command at line %d skipped)", e->why,
+	      e->start_line);
+}
+
+static void run_top(struct interp *ip, struct node *nd)
+{
+	g_exec_node(ip, nd);
+	if (ip->flow == F_RETURN && ip->depth == 0)
+		ip->flow = F_NONE; /* `return` outside a function ends nothing */
+	if (ip->flow == F_BREAK || ip->flow == F_CONTINUE)
+		ip->flow = F_NONE;
+}
+
+/* --- parsed files kept across runs (fuzzing only) ---
+ * lb_grub_fuzz_cache(1): a file that `source` or `configfile` reads is
+ * parsed once per process and its tree kept, keyed by its path and its
+ * bytes (compared whole): the fuzzing harness sources the same fixture
+ * files in most runs, and parsing them was a seventh of its time. Parsing
+ * is a pure function of the bytes, so a run that finds the file here
+ * executes the same commands and reports the same syntax errors, in the
+ * same order, as one that parses it. At most G_CACHE_FILES files of at
+ * most G_CACHE_BYTES each, then no more (never evicted: the trees are
+ * pointed to by functions and menu items of the runs). */
+#define G_CACHE_FILES 16
+#define G_CACHE_BYTES (256u << 10)
+
+struct g_cached {
+	struct script sc;    /* name, the commands (sc.top), their arena */
+	char *buf;           /* the bytes as read */
+	size_t len;
+	struct g_perr *errs; /* the syntax errors, in order */
+	size_t nerrs;
+};
+
+static int cache_on;
+static struct g_cached *cache[G_CACHE_FILES];
+static size_t ncache;
+
+void lb_grub_fuzz_cache(int on)
+{
+	cache_on = on != 0;
+}
+
+static struct g_cached *cache_find(const char *name, const char *buf, size_t len)
+{
+	for (size_t i = 0; i < ncache; i++)
+		if (cache[i]->len == len && !strcmp(cache[i]->sc.name, name) &&
+		    !memcmp(cache[i]->buf, buf, len))
+			return cache[i];
+	return NULL;
+}
+
+/* Parse the whole file into a new cache slot; NULL when full or on ENOMEM
+ * (the caller then parses as it runs, as without the cache). */
+static struct g_cached *cache_add(const char *name, const char *buf, size_t len)
+{
+	struct g_cached *c;
+	struct parser P;
+	size_t cl, rescanned = 0;
+	char *clean;
+	int r;
+
+	if (ncache >= G_CACHE_FILES || len > G_CACHE_BYTES)
+		return NULL;
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	if (!(c->sc.name = strdup(name)) || !(c->buf = malloc(len ? len : 1)) ||
+	    !(clean = clean_copy(buf, len, &cl)))
+		goto fail;
+	memcpy(c->buf, buf, len);
+	c->len = len;
+	parser_init(&P, &c->sc, clean, cl);
+	for (;;) {
+		struct node *nd;
+		struct g_perr e;
+
+		if ((r = next_command(&P, &c->sc, &rescanned, &nd, &e)) <= 0)
+			break;
+		if (r == 2) {
+			void *v = realloc(c->errs, (c->nerrs + 1) * sizeof(e));
+
+			if (!v) {
+				r = -ENOMEM;
+				break;
+			}
+			c->errs = v;
+			c->errs[c->nerrs++] = e;
+		}
+	}
+	free(clean);
+	if (r)
+		goto fail;
+	cache[ncache++] = c;
+	return c;
+fail:
+	lb_arena_free(&c->sc.ar);
+	free(c->sc.name);
+	free(c->buf);
+	free(c->errs);
+	free(c);
+	return NULL;
+}
+
+/* Run a kept parse: its commands and syntax errors in file order, until
+ * evaluation stops, as g_run_script_buf would. */
+static void run_cached(struct interp *ip, const struct g_cached *c)
+{
+	size_t e = 0;
+
+	for (size_t i = 0; i <= c->sc.top.n && !ip->fatal; i++) {
+		for (; e < c->nerrs && c->errs[e].before == i && !ip->fatal; e++)
+			perr_msg(ip, c->sc.name, &c->errs[e]);
+		if (i < c->sc.top.n && !ip->fatal)
+			run_top(ip, c->sc.top.v[i]);
+	}
+}
+
+/* Parse a buffer into a kept script and run it, one top-level command at a
+ * time; a syntax error skips the command (from the line it starts on) with
+ * a message and parsing resumes on the next line, as GRUB's line reader
+ * does. `file`: the bytes are a file's (source, configfile), which the
+ * cache may hold (lb_grub_fuzz_cache). Returns 0, or negative errno
+ * (ENOMEM, too many scripts). */
+int g_run_script_buf(struct interp *ip, const char *name, const char *buf,
+		     size_t len, int file)
+{
+	struct script *sc;
+	struct parser P;
+	char *clean;
+	size_t cl, rescanned = 0;
+
+	if (ip->nscripts >= G_MAX_SCRIPTS) {
+		g_msg(ip, name, 0, "too many included files");
+		return -E2BIG;
+	}
+	if (file && cache_on) {
+		struct g_cached *c = cache_find(name, buf, len);
+
+		if (c || (c = cache_add(name, buf, len))) {
+			ip->nscripts++;
+			run_cached(ip, c);
+			return ip->oom ? -ENOMEM : 0;
+		}
+	}
+	if (!(sc = g_new_script(ip, name)))
+		return -ENOMEM;
+	ip->nscripts++;
+	if (!(clean = clean_copy(buf, len, &cl))) {
+		ip->oom = 1;
+		return -ENOMEM;
+	}
+	parser_init(&P, sc, clean, cl);
+	while (!ip->fatal) {
+		struct node *nd;
+		struct g_perr e;
+		int r = next_command(&P, sc, &rescanned, &nd, &e);
+
+		if (r == -ENOMEM)
+			ip->oom = 1;
+		if (r <= 0)
+			break;
+		if (r == 2)
+			perr_msg(ip, sc->name, &e);
+		else
+			run_top(ip, nd);
+	}
 	free(clean);
 	return ip->oom ? -ENOMEM : 0;
 }

@@ -107,9 +107,13 @@ enum mkind { M_ENTRY, M_SUBMENU, M_HIDDEN };
 
 struct node;
 
+/* With `ar` set, the list, its nodes and everything under them live in
+ * that arena (a parsed script's, struct script): nothing is freed one by
+ * one. Without, all is malloc'd (the bodies blscfg builds). */
 struct list {
 	struct node **v;
 	size_t n, cap;
+	struct lb_arena *ar;
 };
 
 struct arm {
@@ -135,6 +139,9 @@ struct script {
 	char *name;
 	struct list top;
 	struct script *next;
+	/* the syntax tree of a parsed file: its nodes, words and lists,
+	 * freed with the script (struct list) */
+	struct lb_arena ar;
 };
 
 /* lexer */
@@ -152,6 +159,8 @@ struct lexer {
 	size_t tstart, start;
 	const char *err;
 	int errline;
+	/* words in this arena (the script's) when set, else malloc'd */
+	struct lb_arena *ar;
 };
 
 struct parser {
@@ -162,9 +171,15 @@ struct parser {
 	int errline;
 };
 
+/* own: which strings the variable owns (V_NAME, V_VAL); a menu entry's
+ * copy of the environment borrows the strings of the one it copies
+ * (g_env_clone), which lives, unchanged, as long as the copy does. */
+#define V_NAME 1
+#define V_VAL  2
 struct var {
 	char *name, *val;
 	int exp;
+	int own;
 };
 
 struct env {
@@ -286,6 +301,9 @@ struct var *g_env_find(struct env *e, const char *name);
 const char *g_getvar(struct interp *ip, const char *name);
 int g_env_set(struct env *e, const char *name, const char *val, int *oom);
 int g_setvar(struct interp *ip, const char *name, const char *val);
+/* The same with name and val string literals (borrowed, not copied): the
+ * variables GRUB defines before the config runs. */
+int g_setvar_lit(struct interp *ip, const char *name, const char *val);
 void g_unsetvar(struct interp *ip, const char *name);
 struct env *g_env_clone(struct env *e, int exported_only, int *oom);
 int g_valid_name(const char *s);
@@ -308,7 +326,7 @@ int g_call_func(struct interp *ip, struct func *f, char **a, size_t n);
 int g_exec_node(struct interp *ip, struct node *nd);
 int g_exec_list(struct interp *ip, struct list *l);
 int g_run_script_buf(struct interp *ip, const char *name, const char *buf,
-		     size_t len, struct script **keep);
+		     size_t len, int file);
 
 /* --- grub_cmds.c --- */
 typedef int g_cmd_fn(struct interp *ip, struct node *nd, char **a, size_t n);

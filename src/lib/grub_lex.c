@@ -247,7 +247,7 @@ static int lex_plain(char c)
 static enum tok lex_scan(struct lexer *L, char **word, int *line)
 {
 	const char *s = L->s;
-	struct sb b = { 0 };
+	struct sb b = { .ar = L->ar };
 
 	*word = NULL;
 	for (;;) {
@@ -362,13 +362,24 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 			L->i = j;
 		}
 	}
+	if (b.ar && b.s && !b.err) {
+		/* the word is the arena's latest allocation: give back the
+		 * room it grew into (in place) */
+		void *p;
+
+		if (!lb_arena_grow(b.ar, b.s, b.cap, b.n + 1, &p)) {
+			b.s = p;
+			b.cap = b.n + 1;
+		}
+	}
 	if (!(*word = sb_take(&b))) {
 		L->err = "word too long";
 		goto err;
 	}
 	return T_WORD;
 err:
-	free(b.s);
+	if (!b.ar)
+		free(b.s);
 	L->errline = *line;
 	/* resynchronise after the bad line */
 	while (L->i < L->n && s[L->i] != '\n')
@@ -400,7 +411,10 @@ char *g_take(struct lexer *L)
 
 void g_drop(struct lexer *L)
 {
-	free(g_take(L));
+	char *w = g_take(L);
+
+	if (!L->ar)
+		free(w);
 }
 
 int g_peek_is(struct lexer *L, const char *kw)

@@ -271,6 +271,7 @@ static void interp_free(struct interp *ip)
 
 		ip->scripts = s->next;
 		g_list_free(&s->top);
+		lb_arena_free(&s->ar);
 		free(s->name);
 		free(s);
 	}
@@ -289,6 +290,10 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 	int r = 0;
 
 	memset(&ip, 0, sizeof(ip));
+	/* most configs expand a few KiB at a time: chunks of 4 KiB, not a
+	 * fresh 32 KiB per run (what a larger expansion needs comes in a
+	 * chunk of its size; G_MAX_WORK bounds them all) */
+	lb_arena_chunk(&ip.ar, 4096);
 	ip.all = all;
 	ip.cfgfs = fs;
 	ip.out = &res;
@@ -315,10 +320,10 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 		char pfx[4400];
 
 		for (int i = 0; feat[i]; i++)
-			g_setvar(&ip, feat[i], "y");
-		g_setvar(&ip, "grub_platform", "efi");
-		g_setvar(&ip, "grub_cpu", "x86_64");
-		g_setvar(&ip, "pager", "");
+			g_setvar_lit(&ip, feat[i], "y");
+		g_setvar_lit(&ip, "grub_platform", "efi");
+		g_setvar_lit(&ip, "grub_cpu", "x86_64");
+		g_setvar_lit(&ip, "pager", "");
 		if (dev) {
 			g_setvar(&ip, "root", dev);
 			snprintf(pfx, sizeof(pfx), "(%s)%s", dev, strcmp(dir, "/") ? dir : "");
@@ -342,7 +347,7 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 			    !strcmp(ip.env->v[i].name, "cmdpath"))
 				ip.env->v[i].exp = 1;
 	}
-	r = g_run_script_buf(&ip, name, buf, len, NULL);
+	r = g_run_script_buf(&ip, name, buf, len, 0);
 	if (!ip.oom) {
 		const char *t = g_getvar(&ip, "timeout"), *d;
 		long long tv;

@@ -21,15 +21,19 @@
 
 void g_list_free(struct list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		g_node_free(l->v[i]);
-	free(l->v);
+	if (!l->ar) {
+		for (size_t i = 0; i < l->n; i++)
+			g_node_free(l->v[i]);
+		free(l->v);
+	}
 	memset(l, 0, sizeof(*l));
 }
 
+/* A node of a parsed script (its lists are in the script's arena) is
+ * freed with the script's arena, never on its own. */
 void g_node_free(struct node *n)
 {
-	if (!n)
+	if (!n || n->body.ar)
 		return;
 	sv_free(&n->w);
 	g_list_free(&n->body);
@@ -46,10 +50,17 @@ int g_list_push(struct list *l, struct node *n)
 {
 	if (l->n == l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 8;
-		struct node **nv;
+		void *nv;
 
-		if (nc > (1u << 20) || !(nv = realloc(l->v, nc * sizeof(*nv))))
+		if (nc > (1u << 20))
 			return -ENOMEM;
+		if (l->ar) {
+			if (lb_arena_grow(l->ar, l->v, l->cap * sizeof(*l->v),
+					  nc * sizeof(*l->v), &nv))
+				return -ENOMEM;
+		} else if (!(nv = realloc(l->v, nc * sizeof(*l->v)))) {
+			return -ENOMEM;
+		}
 		l->v = nv;
 		l->cap = nc;
 	}
@@ -183,6 +194,40 @@ static int parse_words(struct parser *P, struct sv *w, int stop_at_lbr)
 	}
 }
 
+/* A zeroed node, in the script's arena when the lexer has one (then its
+ * words and lists are too). */
+static int new_node(struct parser *P, struct node **out)
+{
+	struct lb_arena *ar = P->L.ar;
+	void *p;
+
+	if (!ar)
+		return (*out = calloc(1, sizeof(**out))) ? 0 : -ENOMEM;
+	if (lb_arena_alloc(ar, sizeof(**out), &p))
+		return -ENOMEM;
+	memset(p, 0, sizeof(**out));
+	*out = p;
+	(*out)->w.ar = (*out)->body.ar = (*out)->cond.ar = ar;
+	return 0;
+}
+
+/* Room for one more arm of an if. */
+static int grow_arms(struct parser *P, struct node *n)
+{
+	size_t sz = sizeof(*n->arms);
+	void *a;
+
+	if (!P->L.ar) {
+		if (!(a = realloc(n->arms, (n->narms + 1) * sz)))
+			return -ENOMEM;
+	} else if (lb_arena_grow(P->L.ar, n->arms, n->narms * sz,
+				 (n->narms + 1) * sz, &a)) {
+		return -ENOMEM;
+	}
+	n->arms = a;
+	return 0;
+}
+
 int g_parse_command(struct parser *P, struct node **out)
 {
 	struct node *n;
@@ -194,9 +239,9 @@ int g_parse_command(struct parser *P, struct node **out)
 		P->depth--;
 		return perr(P, "nesting too deep");
 	}
-	if (!(n = calloc(1, sizeof(*n)))) {
+	if ((r = new_node(P, &n))) {
 		P->depth--;
-		return -ENOMEM;
+		return r;
 	}
 	n->file = P->file;
 	n->line = P->L.tline;
@@ -208,15 +253,13 @@ int g_parse_command(struct parser *P, struct node **out)
 		n->k = N_IF;
 		g_drop(&P->L);
 		for (;;) {
-			struct arm *a = realloc(n->arms, (n->narms + 1) * sizeof(*a));
+			struct arm *a;
 
-			if (!a) {
-				r = -ENOMEM;
+			if ((r = grow_arms(P, n)))
 				break;
-			}
-			n->arms = a;
 			a = &n->arms[n->narms++];
 			memset(a, 0, sizeof(*a));
+			a->cond.ar = a->body.ar = P->L.ar;
 			if ((r = parse_list(P, &a->cond)) || (r = expect_word(P, "then")) ||
 			    (r = parse_list(P, &a->body)))
 				break;
