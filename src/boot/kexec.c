@@ -657,7 +657,7 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 	if ((r = lb_kexec_stage(rq->set, e, rq->cmdline, rq->digest_mask, &st,
 				why, whysz)))
 		return r;
-	if (rq->log) { /* debug level: the console shows it with loglevel=8 */
+	if (rq->log && !rq->dry_run) { /* debug level: shown with loglevel=8 */
 		char up[32];
 		fprintf(rq->log, LB_LOG_DEBUG "lboot: staged %s: %llu + %llu initrd bytes (digests %#x) at uptime %s s\n",
 			e->kernel, (unsigned long long)st.file.size,
