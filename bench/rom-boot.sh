@@ -27,8 +27,8 @@
 #   bench/rom-boot.sh [RUNS]     (default 2 runs each; figures, no asserts)
 # Env: ROM_CMDLINE (the ROM's kernel command line), BENCH_CASES,
 # BENCH_ROM=path.rom (bench that ROM and its path-vars.fd instead of building one),
-# BENCH_ROM2=path.rom (case rom2: a second ROM, e.g. the one before a change,
-# booted like rom in the same rounds: an A/B at the same host load),
+# BENCH_ROM2="a.rom [b.rom...]" (cases rom2, rom3...: more ROMs, e.g. the ones
+# before a change, booted like rom in the same rounds: A/B at the same load),
 # TARGET_CMDLINE (the target's, for every loader; default
 # "console=ttyS0,115200 quiet"; without quiet and with
 # earlyprintk=serial,ttyS0,115200 its decompressor's lines become markers).
@@ -68,11 +68,14 @@ else
 	esac
 fi
 
-if [ -n "${BENCH_ROM2:-}" ]; then
-	cp "$BENCH_ROM2" "$T/lboot2.rom" && cp "${BENCH_ROM2%.rom}-vars.fd" "$T/lboot2-vars.fd" ||
-		{ echo "bench: BENCH_ROM2=$BENCH_ROM2: needs it and its -vars.fd"; exit 1; }
-	case " $CASES " in *" rom2 "*) ;; *) CASES="$CASES rom2";; esac
-fi
+n=2
+for r in ${BENCH_ROM2:-}; do
+	cp "$r" "$T/lboot$n.rom" && cp "${r%.rom}-vars.fd" "$T/lboot$n-vars.fd" ||
+		{ echo "bench: BENCH_ROM2: $r: needs it and its -vars.fd"; exit 1; }
+	echo "# rom$n: $r"
+	case " $CASES " in *" rom$n "*) ;; *) CASES="$CASES rom$n";; esac
+	n=$((n + 1))
+done
 
 # The BusyBox peer: sh /init mounts the ESP of whichever disk appears and
 # hands the same entry to kexec-tools (dynamic: its libraries come along).
@@ -265,14 +268,14 @@ STOCK_MARKS=('first=.' 'bds-boot=BdsDxe: loading' 'bds-start=BdsDxe: starting'
 	     'target=lboot-target: TARGET-OS-UP'
 	     'tup=lboot-target: uptime [0-9.]+ s')
 marks_of() { # CASE -> the name of its marks array
-	case ${1%%-*} in rom|rom2) echo ROM_MARKS;; bb) echo BB_MARKS;; *) echo STOCK_MARKS;; esac
+	case ${1%%-*} in rom|rom[0-9]*) echo ROM_MARKS;; bb) echo BB_MARKS;; *) echo STOCK_MARKS;; esac
 }
 boot_once() { # CASE LOG MARKS...
 	local c=$1 log=$2 fw vars disk=$T/disk-main.img dev
 	shift 2
 	case $c in
 	rom-menu) fw=$T/lboot-menu.rom vars=$T/lboot-menu-vars.fd;;
-	rom2) fw=$T/lboot2.rom vars=$T/lboot2-vars.fd;;
+	rom[0-9]*) fw=$T/l${c%%-*}.rom fw=${fw/lrom/lboot} vars=${fw%.rom}-vars.fd;;
 	rom*) fw=$T/lboot.rom vars=$T/lboot-vars.fd;;
 	bb*) fw=$T/bb.rom vars=$T/bb-vars.fd;;
 	*) fw=$STOCK vars=$STOCK_VARS;;
@@ -412,7 +415,7 @@ for c in cases:
     if k == 'stock' or c not in means:
         continue
     s = 'stock' + c[len(k):]
-    if k == 'rom2' and 'rom' + c[len(k):] in means:
+    if re.match(r'rom\d+$', k) and 'rom' + c[len(k):] in means:
         a, b = means['rom' + c[len(k):]], means[c]
         print('%-11s / %-11s to target %.2f (%.2f), at the hand-over %.2f (%.2f)' % (
             'rom' + c[len(k):], c, a['target'][0] / b['target'][0], a['target'][1] / b['target'][1],
@@ -425,7 +428,7 @@ for c in cases:
         a['handover'][0] / b['handover'][0], a['handover'][1] / b['handover'][1]))
 # the timeline: one bar per run, wall seconds; ours above stock
 bars = []
-order = sorted(cases, key=lambda c: (c.split('-')[1:] or [''], {'rom': 0, 'rom2': 1, 'bb': 2, 'stock': 3}.get(c.split('-')[0], 4)))
+order = sorted(cases, key=lambda c: (c.split('-')[1:] or [''], {'rom': 0, 'bb': 2, 'stock': 3}.get(c.split('-')[0], 1), c))
 for c in order:
     for (cc, r), m in sorted(runs.items()):
         if cc == c:

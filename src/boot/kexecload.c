@@ -656,7 +656,8 @@ int lb_kl_parse_iomem(const char *text, struct lb_kl_range *e820, size_t *n_e820
 					if (type == LB_E820_RAM &&
 					    (r = add_range(ram, &nr, max, s, e + 1, LB_E820_RAM)))
 						return r;
-				} else if (depth == 1 && !strcmp(nm, "Crash kernel") &&
+				} else if (depth == 1 && (!strcmp(nm, "Crash kernel") ||
+							  !strncmp(nm, "Kernel ", 7)) &&
 					   n_hole < sizeof(hole) / sizeof(hole[0])) {
 					hole[n_hole].start = s;
 					hole[n_hole].end = e + 1;
@@ -666,7 +667,10 @@ int lb_kl_parse_iomem(const char *text, struct lb_kl_range *e820, size_t *n_e820
 		}
 		l = nl ? nl + 1 : NULL;
 	}
-	/* a crash kernel reservation is nobody's to overwrite */
+	/* a crash kernel reservation is nobody's to overwrite; the running
+	 * kernel's image (Kernel code, rodata, data, bss) is kept clear too:
+	 * kexec could swap pages there, but under QEMU's TCG every write into
+	 * pages that held translated code is slow (docs/kexec-load.md) */
 	for (size_t h = 0; h < n_hole; h++)
 		for (size_t i = 0; i < nr; i++) {
 			struct lb_kl_range *x = &ram[i];

@@ -411,14 +411,16 @@ int main(void)
 		CHECK_INT(e[7].start, 0x3f800000);
 		CHECK_INT(e[9].start, 0x100000000ull);
 		CHECK_INT(e[9].end, 0x140000000ull);
-		/* RAM: the crash kernel cut out */
-		CHECK_INT(nr, 5);
+		/* RAM: the crash kernel and the running kernel's image cut out */
+		CHECK_INT(nr, 6);
 		CHECK_INT(ram[0].start, 0x1000);
 		CHECK_INT(ram[1].start, 0x100000);
-		CHECK_INT(ram[1].end, 0x20000000);
-		CHECK_INT(ram[2].start, 0x28000000);
-		CHECK_INT(ram[2].end, 0x3f77d000);
-		CHECK_INT(ram[4].end, 0x140000000ull);
+		CHECK_INT(ram[1].end, 0x1000000);
+		CHECK_INT(ram[2].start, 0x2000000);
+		CHECK_INT(ram[2].end, 0x20000000);
+		CHECK_INT(ram[3].start, 0x28000000);
+		CHECK_INT(ram[3].end, 0x3f77d000);
+		CHECK_INT(ram[5].end, 0x140000000ull);
 		CHECK_INT(lb_kl_parse_iomem(io, e, &ne, ram, &nr, 3), -E2BIG);
 		CHECK_INT(lb_kl_e820_type("Persistent Memory (legacy)"), LB_E820_PRAM);
 		CHECK_INT(lb_kl_e820_type("PCI Bus 0000:00"), -ENOENT);
@@ -504,7 +506,16 @@ int main(void)
 		CHECK_INT(r, 0);
 		if (!r) {
 			CHECK(env->n_ram > 0);
-			CHECK(env->n_e820 >= env->n_ram);
+			/* where segments may go: inside the target's RAM */
+			for (size_t i = 0; i < env->n_ram; i++) {
+				int in = 0;
+
+				for (size_t j = 0; j < env->n_e820; j++)
+					in |= env->e820[j].type == LB_E820_RAM &&
+					      env->e820[j].start <= env->ram[i].start &&
+					      env->ram[i].end <= env->e820[j].end;
+				CHECK(in);
+			}
 			for (size_t i = 1; i < env->n_e820; i++)
 				CHECK(env->e820[i - 1].start <= env->e820[i].start);
 		} else {
