@@ -35,19 +35,7 @@ boot
 EOS
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 sed -i "s/PORT/$PORT/" "$W/boot.ipxe"
-chmod -R a+rX "$T"
-cat >"$T/nginx/nginx.conf" <<EOC
-daemon off;
-pid $T/nginx/nginx.pid;
-error_log $T/nginx/error.log;
-events { worker_connections 64; }
-http {
-	access_log $T/nginx/access.log;
-	client_body_temp_path $T/nginx; proxy_temp_path $T/nginx;
-	fastcgi_temp_path $T/nginx; uwsgi_temp_path $T/nginx; scgi_temp_path $T/nginx;
-	server { listen 127.0.0.1:$PORT; root $W; }
-}
-EOC
+nginx_conf "$W" "listen 127.0.0.1:$PORT;"
 nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" 2>"$T/nginx/start.log" &
 NGINX=$!
 trap 'qemu_stop; kill $NGINX 2>/dev/null; e2e_dump_on_fail' EXIT
