@@ -10,6 +10,7 @@
 
 #include "efivar.h"
 #include "efivars.h"
+#include "io.h"
 #include "log.h"
 
 #define LINE_MAX_ 2048
@@ -20,19 +21,6 @@ struct logc {
 	size_t n;
 	char line[LINE_MAX_];
 };
-
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
 
 /* would the kernel print a record of this level on the console now?
  * console_loglevel is the first number of /proc/sys/kernel/printk (read
@@ -49,22 +37,11 @@ void lb_log_set_printk(const char *printk, const char *ignore)
 static int kernel_prints(int level)
 {
 	char b[64];
-	ssize_t n;
-	int fd = open(ignore_path, O_RDONLY | O_CLOEXEC);
 
-	if (fd >= 0) {
-		n = read(fd, b, 1);
-		close(fd);
-		if (n == 1 && b[0] == 'Y')
-			return 1;
-	}
-	if ((fd = open(printk_path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (!lb_read_attr(ignore_path, b, sizeof(b)) && b[0] == 'Y')
+		return 1;
+	if (lb_read_attr(printk_path, b, sizeof(b)) || !b[0])
 		return 0;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	b[n] = 0;
 	return level < atoi(b);
 }
 
@@ -78,14 +55,10 @@ static void emit(struct logc *c, const char *line, size_t len)
 	if (c->kmsg && (rl = lb_kmsg_record(rec, sizeof(rec), line, len))) {
 		/* a fresh open for each line: the kernel rate-limits what one
 		 * open file writes (printk.devkmsg=ratelimit, 10 lines in 5 s)
-		 * and drops the rest without an error */
+		 * and drops the rest without an error; one write, one record */
 		fd = open(c->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 		if (fd >= 0) {
-			ssize_t w;
-			do
-				w = write(fd, rec, rl);
-			while (w < 0 && errno == EINTR);
-			logged = w == (ssize_t)rl;
+			logged = !lb_write_all(fd, rec, rl);
 			close(fd);
 		}
 	}
@@ -95,7 +68,7 @@ static void emit(struct logc *c, const char *line, size_t len)
 	char out[LINE_MAX_ + 1];
 	memcpy(out, t, tl);
 	out[tl] = '\n';
-	write_all(1, out, tl + 1);
+	(void)lb_write_all(1, out, tl + 1);
 }
 
 static ssize_t log_write(void *cookie, const char *buf, size_t size)
@@ -174,8 +147,6 @@ int lb_bootlog_collect(const char *kmsg_path, char *buf, size_t cap, size_t *len
 	return 0;
 }
 
-#define ATTR_NV_BS_RT 0x7u
-
 static long ms_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -205,13 +176,13 @@ void lb_bootlog_handover(FILE *log)
 		return;
 	}
 	if (!lb_efivar_get(LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, &attr, have, sizeof(have), &hn) &&
-	    attr == ATTR_NV_BS_RT && hn == wn && !memcmp(have, want, wn)) {
+	    attr == LB_EFIVAR_NV_BS_RT && hn == wn && !memcmp(have, want, wn)) {
 		fprintf(log, "lboot: boot log: %zu bytes, as in EFI variable %s-%s already: not rewritten\n",
 			wn, LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT);
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = lb_efivar_set(LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, ATTR_NV_BS_RT, want, wn);
+	r = lb_efivar_set(LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, LB_EFIVAR_NV_BS_RT, want, wn);
 	if (r)
 		fprintf(log, "lboot: boot log: EFI variable %s-%s: %s: not handed over\n",
 			LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, strerror(-r));
