@@ -40,10 +40,8 @@ echo "bbinit: kexec $(/bin/busybox cut -d' ' -f1 /proc/uptime)"
 /sbin/kexec -e
 EOS
 chmod +x "$T/bb/init"
-files=(--file /usr/sbin/kexec:/sbin/kexec)
-for lib in $(ldd /usr/sbin/kexec | grep -o '/[^ ]*'); do
-	files+=(--file "$(readlink -f "$lib"):$lib")
-done
+kexec_tools_files || { echo "bench: needs kexec-tools"; exit 1; }
+files=("${KEXEC_FILES[@]}")
 out/lboot mkinitramfs -o "$T/bb.cpio.xz" --busybox --init "$T/bb/init" "${files[@]}" 2>/dev/null
 out/lboot mkinitramfs -o "$T/lboot.cpio" --compress none --init out/lboot-target 2>/dev/null
 out/lboot mkinitramfs -o "$T/bb.cpio" --compress none --busybox --init "$T/bb/init" "${files[@]}" 2>/dev/null

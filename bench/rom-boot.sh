@@ -79,8 +79,12 @@ done
 
 # The BusyBox peer: sh /init mounts the ESP of whichever disk appears and
 # hands the same entry to kexec-tools (dynamic: its libraries come along).
+if [ -n "${BENCH_ROM:-}" ] && [[ " $CASES " == *" bb"* ]]; then
+	echo "bench: BENCH_ROM: no bb cases (they need their own ROM)"
+	CASES=$(echo " $CASES " | sed -E 's/ bb(-[a-z]+)? / /g')
+fi
 case " $CASES " in *" bb"*)
-	command -v kexec >/dev/null && [ -x /bin/busybox ] ||
+	kexec_tools_files && [ -x /bin/busybox ] ||
 		{ echo "bench: the bb cases need kexec-tools and busybox-static"; exit 1; }
 	mkdir -p "$T/bb"
 	cat >"$T/bb/init" <<'EOS'
@@ -104,21 +108,12 @@ echo "bbinit: kexec $(/bin/busybox cut -d' ' -f1 /proc/uptime)"
 /sbin/kexec -e
 EOS
 	chmod +x "$T/bb/init"
-	bbfiles=(--file "$(command -v kexec):/sbin/kexec")
-	for lib in $(ldd "$(command -v kexec)" | grep -o '/[^ ]*'); do
-		bbfiles+=(--file "$(readlink -f "$lib"):$lib")
-	done
 	echo "$TARGET_CMDLINE" >"$T/bb/cmdline"
-	"$OUT/lboot" mkinitramfs -o "$T/bb.cpio.xz" --busybox --init "$T/bb/init" "${bbfiles[@]}" \
+	"$OUT/lboot" mkinitramfs -o "$T/bb.cpio.xz" --busybox --init "$T/bb/init" "${KEXEC_FILES[@]}" \
 		--file "$T/bb/cmdline:/cmdline" \
 		>/dev/null || { echo "bench: mkinitramfs (BusyBox peer) failed"; exit 1; }
-	if [ -n "${BENCH_ROM:-}" ]; then
-		echo "bench: BENCH_ROM: no bb cases (they need their own ROM)"
-		CASES=$(echo " $CASES " | sed -E 's/ bb(-[a-z]+)? / /g')
-	else
-		rom_build "$T/bb.rom" --kernel "$OUT/bzImage" --initrd "$T/bb.cpio.xz" \
-			--cmdline "$ROM_MENU_CMDLINE"
-	fi;;
+	rom_build "$T/bb.rom" --kernel "$OUT/bzImage" --initrd "$T/bb.cpio.xz" \
+		--cmdline "$ROM_MENU_CMDLINE";;
 esac
 
 # Two ESPs: one with a timeout of 0 for both (the main cases), one with each

@@ -126,6 +126,18 @@ mkdisk() {
 mkdisk_gpt() { mkdisk gpt "$@"; }
 mkdisk_mbr() { mkdisk dos "$@"; }
 
+# kexec_tools_files: KEXEC_FILES, the mkinitramfs arguments that bring
+# Debian's kexec-tools as /sbin/kexec with the libraries it links (the
+# benches' BusyBox + kexec-tools peer).
+kexec_tools_files() {
+	local k lib
+	k=$(command -v kexec) || return 1
+	KEXEC_FILES=(--file "$(readlink -f "$k"):/sbin/kexec")
+	for lib in $(ldd "$k" | grep -o '/[^ ]*'); do
+		KEXEC_FILES+=(--file "$(readlink -f "$lib"):$lib")
+	done
+}
+
 # nginx_conf ROOT LISTEN...: $T/nginx/nginx.conf serving ROOT with the
 # given listen (and ssl_*) directives; pid, logs (access.log) and temp
 # files in $T/nginx. The caller starts nginx -p "$T/nginx" -c that file.
