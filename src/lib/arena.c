@@ -1,5 +1,6 @@
 /* A LIFO arena: see arena.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,11 +73,59 @@ NO_COV static size_t chunk_size(const struct lb_arena *a)
 	return a->chunk ? a->chunk : CHUNK_DEFAULT;
 }
 
+/* Chunks freed by any arena, kept for the next one (a process-wide
+ * pool): a parser that makes an arena per file or per run (the GRUB
+ * interpreter does for every script, expansion and menu entry) takes its
+ * chunks from here instead of malloc. Only chunks of at most POOL_CHUNK
+ * bytes, POOL_MAX bytes in all; their data stays poisoned under ASan, so
+ * a pointer kept past lb_arena_free or a release is still caught until
+ * the chunk is handed out again. */
+#define POOL_CHUNK CHUNK_DEFAULT
+#define POOL_MAX (256u << 10)
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lb_arena_chunk *pool;
+static size_t pool_bytes;
+
+/* A pooled chunk of exactly cap bytes, or NULL. */
+NO_COV static struct lb_arena_chunk *pool_take(size_t cap)
+{
+	struct lb_arena_chunk **pp, *c = NULL;
+
+	pthread_mutex_lock(&pool_lock);
+	for (pp = &pool; *pp; pp = &(*pp)->prev) {
+		if ((*pp)->cap == cap) {
+			c = *pp;
+			*pp = c->prev;
+			pool_bytes -= sizeof(*c) + cap;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return c;
+}
+
 NO_COV static void chunk_free(struct lb_arena *a, struct lb_arena_chunk *c)
 {
-	a->total -= c->cap + sizeof(*c);
-	UNPOISON(c->data, c->cap);
-	free(c);
+	size_t sz = c->cap + sizeof(*c);
+	int kept = 0;
+
+	a->total -= sz;
+	if (c->cap <= POOL_CHUNK) {
+		pthread_mutex_lock(&pool_lock);
+		if (sz <= POOL_MAX - pool_bytes) {
+			POISON(c->data, c->cap);
+			c->prev = pool;
+			pool = c;
+			pool_bytes += sz;
+			kept = 1;
+		}
+		pthread_mutex_unlock(&pool_lock);
+	}
+	if (!kept) {
+		UNPOISON(c->data, c->cap);
+		free(c);
+	}
 }
 
 /* Room for `bytes` more chunk bytes under the cap. */
@@ -102,11 +151,13 @@ NO_COV static int new_chunk(struct lb_arena *a, size_t need)
 		}
 		if (!fits(a, cap + sizeof(*c)))
 			return -E2BIG;
-		if (!(c = malloc(sizeof(*c) + cap)))
-			return -ENOMEM;
-		c->cap = cap;
+		if (!(c = pool_take(cap))) {
+			if (!(c = malloc(sizeof(*c) + cap)))
+				return -ENOMEM;
+			c->cap = cap;
+			POISON(c->data, cap);
+		}
 		a->total += cap + sizeof(*c);
-		POISON(c->data, cap);
 	}
 	c->used = 0;
 	c->prev = a->top;

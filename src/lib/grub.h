@@ -56,12 +56,16 @@ int lb_grub_parse_buf(const struct lb_fsset *all, const struct lb_fs *fs,
 		      struct lb_entries *out);
 
 /* For fuzzing only: lower the interpreter's command budget per phase
- * (config, menu) from its default of 20000 to `steps` (at least what
- * reaching every other cap takes: a 1000-iteration loop of two commands,
- * 1024 menu entries); 0 restores the default, and it is never raised.
- * Process-wide; the boot flow never calls it. A script that loops costs
- * up to the budget, and under ASan and coverage a command costs
- * microseconds, so the default made such inputs dominate a fuzzing run. */
+ * (config, menu) from its default of 20000 to `steps`, and in proportion
+ * the caps a script can run into for its time: loop iterations (1000),
+ * menu entries (1024) and bytes expanded (8 MiB, never below 512 KiB,
+ * twice the largest command or environment). So every cap stays
+ * reachable within the budget, at a fraction of its cost. 0 restores the
+ * defaults, and they are never raised. Process-wide; the boot flow never
+ * calls it. Under ASan and coverage a command costs microseconds and a
+ * menu entry tens: scripts that ran into the default caps (a loop, a
+ * thousand entries, a value expanded over and over) took milliseconds
+ * each and dominated a fuzzing run (docs/fuzzing.md). */
 void lb_grub_fuzz_steps(long steps);
 
 /* For fuzzing only: on (1), a file that `source` or `configfile` reads is

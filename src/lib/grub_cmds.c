@@ -606,7 +606,7 @@ static int menu_add(struct interp *ip, struct node *nd, enum mkind kind,
 	struct mitem *it;
 
 	memset(argsp, 0, sizeof(*argsp));
-	if (args.err || ip->nitems >= G_MAX_ITEMS) {
+	if (args.err || ip->nitems >= g_lim.items) {
 		if (args.err == -ENOMEM)
 			ip->oom = 1;
 		else

@@ -77,13 +77,29 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 {
 	struct var *v = g_env_find(e, name);
 	char *c;
+	size_t cap;
 
 	size_t vl = strlen(val), old = v ? strlen(v->val) : 0;
 	size_t add = vl + (v ? 0 : strlen(name) + 2);
 
 	if (vl > G_MAX_VAL || e->bytes - old + add > G_MAX_ENV_BYTES)
 		return -E2BIG;
-	if (!(c = lit ? (char *)val : strdup(val))) {
+	if (v && !lit && (v->own & V_VAL) && vl < v->vcap &&
+	    v->vcap <= 2 * (vl + 1) + G_VAL_MIN) {
+		/* a value of its own with room, not much more than it needs
+		 * (what the buffers hold stays within twice what the
+		 * environment's cap counts): rewritten in place, as the exit
+		 * status and loop variables are on every command */
+		memmove(v->val, val, vl + 1);
+		e->bytes = e->bytes - old + vl;
+		return 0;
+	}
+	cap = vl + 1 < G_VAL_MIN ? G_VAL_MIN : vl + 1;
+	if (lit)
+		c = (char *)val;
+	else if ((c = malloc(cap)))
+		memcpy(c, val, vl + 1);
+	if (!c) {
 		*oom = 1;
 		return -ENOMEM;
 	}
@@ -92,6 +108,7 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 			free(v->val);
 		v->val = c;
 		v->own = (v->own & ~V_VAL) | (lit ? 0 : V_VAL);
+		v->vcap = lit ? 0 : cap;
 		e->bytes = e->bytes - old + vl;
 		return 0;
 	}
@@ -122,6 +139,7 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 	v->val = c;
 	v->exp = 0;
 	v->own = lit ? 0 : V_NAME | V_VAL;
+	v->vcap = lit ? 0 : cap;
 	e->n++;
 	e->bytes += add;
 	return 0;
@@ -189,6 +207,7 @@ struct env *g_env_clone(struct env *e, int exported_only, int *oom)
 		v = &c->v[c->n++];
 		*v = e->v[i];
 		v->own = 0;
+		v->vcap = 0;
 		c->bytes += strlen(v->name) + 2 + strlen(v->val);
 	}
 	return c;
@@ -309,7 +328,7 @@ static void emit_split(void *ctx, const char *s, size_t n)
 	for (size_t k = 0; k < n;) {
 		size_t run = 0;
 
-		if (g_is_blank(s[k]) || s[k] == '\n') {
+		if (g_ctype[(unsigned char)s[k]] & (G_C_BLANK | G_C_NL)) {
 			if (x->have || x->cur->n) {
 				sv_push(x->out, sb_take(x->cur));
 				x->have = 0;
@@ -317,7 +336,7 @@ static void emit_split(void *ctx, const char *s, size_t n)
 			k++;
 			continue;
 		}
-		while (k + run < n && !g_is_blank(s[k + run]) && s[k + run] != '\n')
+		while (k + run < n && !(g_ctype[(unsigned char)s[k + run]] & (G_C_BLANK | G_C_NL)))
 			run++;
 		sb_putn(x->cur, s + k, run);
 		x->have = 1;
@@ -637,13 +656,29 @@ int g_path_stat(struct interp *ip, const char *s, struct stat *st)
 /* ------------------------------------------------------------------ */
 /* evaluation                                                          */
 
-/* The command budget of a phase: G_MAX_STEPS unless a fuzzer lowered it
- * (lb_grub_fuzz_steps); never raised. */
-static long max_steps = G_MAX_STEPS;
+/* The budgets that bound a phase's time: G_MAX_* unless a fuzzer lowered
+ * them (lb_grub_fuzz_steps); never raised. */
+struct g_limits g_lim = { G_MAX_STEPS, G_MAX_LOOP, G_MAX_ITEMS, G_MAX_WORK };
 
 void lb_grub_fuzz_steps(long steps)
 {
-	max_steps = steps > 0 && steps < G_MAX_STEPS ? steps : G_MAX_STEPS;
+	/* the expansion budget never below twice the largest command or
+	 * environment, so those caps stay reachable */
+	size_t floor = 2 * (G_MAX_CMD_BYTES > G_MAX_ENV_BYTES ? G_MAX_CMD_BYTES : G_MAX_ENV_BYTES);
+
+	if (steps <= 0 || steps >= G_MAX_STEPS) {
+		g_lim = (struct g_limits){ G_MAX_STEPS, G_MAX_LOOP, G_MAX_ITEMS, G_MAX_WORK };
+		return;
+	}
+	g_lim.steps = steps;
+	/* in proportion, and so that a loop of two commands and a menu of
+	 * entries still reach their caps within the command budget */
+	g_lim.loop = (size_t)steps * G_MAX_LOOP / G_MAX_STEPS;
+	g_lim.items = (size_t)steps * G_MAX_ITEMS / G_MAX_STEPS;
+	g_lim.loop = g_lim.loop ? g_lim.loop : 1;
+	g_lim.items = g_lim.items ? g_lim.items : 1;
+	g_lim.work = (size_t)steps * G_MAX_WORK / G_MAX_STEPS;
+	g_lim.work = g_lim.work < floor ? floor : g_lim.work;
 }
 
 int g_budget(struct interp *ip)
@@ -654,11 +689,11 @@ int g_budget(struct interp *ip)
 		ip->fatal = 1;
 		return 0;
 	}
-	if (++ip->steps > max_steps) {
+	if (++ip->steps > g_lim.steps) {
 		if (!ip->warned_budget) {
 			ip->warned_budget = 1;
 			g_msg(ip, ip->file, ip->line, "evaluation stopped after %ld commands",
-			    max_steps);
+			    g_lim.steps);
 		}
 		ip->fatal = 1;
 		return 0;
@@ -666,17 +701,22 @@ int g_budget(struct interp *ip)
 	return 1;
 }
 
-/* Account bytes expanded or copied; past G_MAX_WORK evaluation stops
- * (bounds the time a hostile config can take). Returns nonzero then. */
+/* Account bytes expanded or copied; past the budget (G_MAX_WORK)
+ * evaluation stops (bounds the time a hostile config can take). Returns
+ * nonzero then. */
 int g_work(struct interp *ip, size_t bytes)
 {
 	ip->work += bytes;
-	if (ip->work <= G_MAX_WORK)
+	if (ip->work <= g_lim.work)
 		return 0;
 	if (!ip->warned_work) {
 		ip->warned_work = 1;
-		g_msg(ip, ip->file, ip->line, "evaluation stopped after %u MiB of expansions",
-		    G_MAX_WORK >> 20);
+		if (g_lim.work & ((1u << 20) - 1))
+			g_msg(ip, ip->file, ip->line, "evaluation stopped after %zu KiB of expansions",
+			    g_lim.work >> 10);
+		else
+			g_msg(ip, ip->file, ip->line, "evaluation stopped after %zu MiB of expansions",
+			    g_lim.work >> 20);
 	}
 	ip->fatal = 1;
 	return 1;
@@ -845,7 +885,7 @@ int g_exec_node(struct interp *ip, struct node *nd)
 			break;
 		}
 		ip->loop_depth++;
-		for (size_t i = 0; i < vals.n && i < G_MAX_LOOP; i++) {
+		for (size_t i = 0; i < vals.n && i < g_lim.loop; i++) {
 			g_setvar(ip, nd->w.v[0], vals.v[i]);
 			r = g_exec_list(ip, &nd->body);
 			if (loop_flow(ip))
@@ -862,9 +902,9 @@ int g_exec_node(struct interp *ip, struct node *nd)
 		for (long it = 0;; it++) {
 			int c;
 
-			if (it >= G_MAX_LOOP) {
-				g_msg(ip, nd->file, nd->line, "loop stopped after %d iterations",
-				    G_MAX_LOOP);
+			if ((size_t)it >= g_lim.loop) {
+				g_msg(ip, nd->file, nd->line, "loop stopped after %zu iterations",
+				    g_lim.loop);
 				break;
 			}
 			c = g_exec_list(ip, &nd->cond);

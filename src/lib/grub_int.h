@@ -78,9 +78,20 @@
 #define G_MAX_SCRIPTS   64       /* parsed files and eval strings kept alive */
 #define G_MAX_ENV_FILE  (64u << 10)
 #define G_MAX_ENV_BYTES (256u << 10) /* all names and values of one context */
+#define G_VAL_MIN       16       /* a value's buffer at least (rewritten in place) */
 #define G_MAX_CMD_BYTES (256u << 10) /* the expanded words of one command */
 #define G_MAX_MSGS      256
 #define G_MAX_WORK      (8u << 20)   /* bytes expanded and copied per phase */
+
+/* The budgets of a phase in force: the G_MAX_* above, or lower ones a
+ * fuzzer set (lb_grub_fuzz_steps). */
+struct g_limits {
+	long steps;   /* G_MAX_STEPS */
+	size_t loop;  /* G_MAX_LOOP */
+	size_t items; /* G_MAX_ITEMS */
+	size_t work;  /* G_MAX_WORK */
+};
+extern struct g_limits g_lim;
 
 /* Growable string and string vector. With `ar` set they live in that
  * arena (the interpreter's scratch for expansions, see struct interp):
@@ -180,6 +191,7 @@ struct var {
 	char *name, *val;
 	int exp;
 	int own;
+	size_t vcap; /* with V_VAL: the bytes val's buffer holds, NUL included */
 };
 
 struct env {
@@ -280,7 +292,21 @@ void sv_pushdup(struct sv *a, const char *s);
 /* Drop the first k strings. */
 void sv_shift(struct sv *a, size_t k);
 void sv_free(struct sv *a);
-int g_is_blank(char c);
+/* Character classes of the lexer and of field splitting, by table: a
+ * byte's class is one load, not a chain of comparisons (under libFuzzer
+ * every comparison is a traced call, and these run on every byte of a
+ * script and of every expansion; docs/fuzzing.md). */
+#define G_C_BLANK 1u /* ' ' \t \r \f \v: separates words and fields */
+#define G_C_STOP  2u /* ends a run of plain word characters: NUL, blanks,
+			 \n ; { } | & < > \\ ' " $ */
+#define G_C_NL    4u /* \n: also separates fields */
+extern const unsigned char g_ctype[256];
+
+static inline int g_is_blank(char c)
+{
+	return g_ctype[(unsigned char)c] & G_C_BLANK;
+}
+
 enum tok g_peek(struct lexer *L);
 char *g_take(struct lexer *L);
 void g_drop(struct lexer *L);

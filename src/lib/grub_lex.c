@@ -173,10 +173,15 @@ void sv_free(struct sv *a)
 /* ------------------------------------------------------------------ */
 /* lexer                                                               */
 
-int g_is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
+const unsigned char g_ctype[256] = {
+	[' '] = G_C_BLANK | G_C_STOP, ['\t'] = G_C_BLANK | G_C_STOP,
+	['\r'] = G_C_BLANK | G_C_STOP, ['\f'] = G_C_BLANK | G_C_STOP,
+	['\v'] = G_C_BLANK | G_C_STOP,
+	[0] = G_C_STOP, ['\n'] = G_C_STOP | G_C_NL, [';'] = G_C_STOP, ['{'] = G_C_STOP,
+	['}'] = G_C_STOP, ['|'] = G_C_STOP, ['&'] = G_C_STOP, ['<'] = G_C_STOP,
+	['>'] = G_C_STOP, ['\\'] = G_C_STOP, ['\''] = G_C_STOP, ['"'] = G_C_STOP,
+	['$'] = G_C_STOP,
+};
 
 /* Copy the variable reference at s[L->i] == '$' into b, checked as GRUB's
  * lexer does: $name, $digits, $? $# $@ $*, ${name} (same names). Returns
@@ -234,14 +239,7 @@ static void lex_escape(struct lexer *L, struct sb *b)
  * variable reference. */
 static int lex_plain(char c)
 {
-	switch (c) {
-	case 0: case '\n': case ';': case '{': case '}':
-	case ' ': case '\t': case '\r': case '\f': case '\v':
-	case '|': case '&': case '<': case '>':
-	case '\\': case '\'': case '"': case '$':
-		return 0;
-	}
-	return 1;
+	return !(g_ctype[(unsigned char)c] & G_C_STOP);
 }
 
 static enum tok lex_scan(struct lexer *L, char **word, int *line)

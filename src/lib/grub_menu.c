@@ -115,8 +115,8 @@ static void run_menu(struct interp *ip, struct menu *m, const char *idpath,
 					       "chainloader is not supported" :
 					       "not a Linux kernel") : "no linux command");
 				ectx_free(&e);
-			} else if (res->n >= G_MAX_ITEMS || !(le = lb_entries_add(res))) {
-				if (res->n < G_MAX_ITEMS)
+			} else if (res->n >= g_lim.items || !(le = lb_entries_add(res))) {
+				if (res->n < g_lim.items)
 					ip->oom = 1;
 				ectx_free(&e);
 			} else {

@@ -123,5 +123,26 @@ int main(void)
 		SKIP("not built with AddressSanitizer");
 #endif
 	}
+	TEST("arena: a chunk freed by one arena is the next arena's, poisoned in between") {
+		struct lb_arena a = { 0 }, b = { 0 };
+		char *p, *q, *r;
+
+		lb_arena_chunk(&a, 4096);
+		lb_arena_chunk(&b, 4096);
+		CHECK(!lb_arena_alloc(&a, 100, (void **)&p));
+		memset(p, 'x', 100);
+		lb_arena_free(&a);
+		CHECK(a.total == 0);
+#ifdef T_ASAN
+		CHECK(POISONED(p)); /* kept, not handed out: a stale pointer is caught */
+#endif
+		CHECK(!lb_arena_alloc(&b, 100, (void **)&q));
+		CHECK(q == p);
+		CHECK(b.total > 4096 && b.total < 4096 + 64); /* the chunk counts again */
+		/* a chunk larger than the pool takes is freed, not kept */
+		CHECK(!lb_arena_alloc(&b, 64 * 1024, (void **)&r));
+		lb_arena_free(&b);
+		CHECK(b.total == 0);
+	}
 	return t_done();
 }

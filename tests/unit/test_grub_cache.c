@@ -93,7 +93,8 @@ int main(void)
 		"return\nmenuentry 'B' --id b { g hi; linux /vmlinuz b }\n"
 		"set default=b\nset timeout=3\ndone\n") ||
 	    put("loop.cfg", "set n=\"$n x\"\nsource /loop.cfg\n") ||
-	    put("stop.cfg", "while true; do true; done\nset late=1\n}\n"))
+	    put("stop.cfg", "for a in 1 2 3 4 5 6; do for b in 1 2 3 4 5 6; do "
+		"for c in 1 2 3 4 5 6; do true; done; done; done\nset late=1\n}\n"))
 		return 1;
 	f.dir = strdup(dir);
 	f.name = strdup("t");
