@@ -8,7 +8,8 @@
  * Speed: an execution
  * costs in proportion to the bytes it lexes and the edges it covers, and a
  * script that loops costs up to the interpreter's step budget (lowered to
- * FUZZ_STEPS for libFuzzer runs, see LLVMFuzzerInitialize). Inputs are
+ * FUZZ_STEPS for libFuzzer runs, with the caps that scale with it, see
+ * LLVMFuzzerInitialize). Inputs are
  * cut to FUZZ_MAX_INPUT bytes: the first KiB of every seed reaches the
  * same coverage as the whole seed (libFuzzer -max_len=1024 on this corpus:
  * same edges at start-up), and without -max_len libFuzzer would mutate
@@ -24,10 +25,12 @@
 #include "grub.h"
 
 #define FUZZ_MAX_INPUT 1024
-/* commands per phase: above the 2002 a 1000-iteration `while :; do :;
- * done` takes and the 1025 of 1024 menu entries, so every cap of the
- * interpreter stays reachable; a script that loops stops 8x sooner */
-#define FUZZ_STEPS 2500
+/* commands per phase, 20x fewer than PID 1 allows; lb_grub_fuzz_steps
+ * lowers the loop, menu entry, expansion and variable caps with it (50
+ * iterations, 51 entries, 512 KiB, 128 variables), so every cap of the
+ * interpreter stays reachable within the budget (tests/unit/
+ * test_grub_budget.c) and a script that runs into one costs a twentieth */
+#define FUZZ_STEPS 1000
 #define LB_FUZZ_STR_(x) #x
 #define LB_FUZZ_STR(x) LB_FUZZ_STR_(x)
 
@@ -97,8 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 /* Real libFuzzer runs: the interpreter's command budget lowered to
- * FUZZ_STEPS, the fixture's files parsed once per process (odd first
- * bytes source them in most runs; lb_grub_fuzz_cache), and these options
+ * FUZZ_STEPS (and its caps with it), the fixture's files parsed once per
+ * process (odd first bytes source them in most runs; lb_grub_fuzz_cache),
+ * and these options
  * unless given on the command line:
  *  -max_len=FUZZ_MAX_INPUT (see the top of this file);
  *  -entropic_feature_frequency_threshold=16: libFuzzer's entropic schedule

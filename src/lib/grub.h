@@ -58,8 +58,9 @@ int lb_grub_parse_buf(const struct lb_fsset *all, const struct lb_fs *fs,
 /* For fuzzing only: lower the interpreter's command budget per phase
  * (config, menu) from its default of 20000 to `steps`, and in proportion
  * the caps a script can run into for its time: loop iterations (1000),
- * menu entries (1024) and bytes expanded (8 MiB, never below 512 KiB,
- * twice the largest command or environment). So every cap stays
+ * menu entries (1024), bytes expanded (8 MiB, never below 512 KiB,
+ * twice the largest command or environment) and variables (1024, never
+ * below 128). So every cap stays
  * reachable within the budget, at a fraction of its cost. 0 restores the
  * defaults, and they are never raised. Process-wide; the boot flow never
  * calls it. Under ASan and coverage a command costs microseconds and a

@@ -112,7 +112,7 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 		e->bytes = e->bytes - old + vl;
 		return 0;
 	}
-	if (e->n >= G_MAX_VARS) {
+	if (e->n >= g_lim.vars) {
 		if (!lit)
 			free(c);
 		return -E2BIG;
@@ -658,7 +658,8 @@ int g_path_stat(struct interp *ip, const char *s, struct stat *st)
 
 /* The budgets that bound a phase's time: G_MAX_* unless a fuzzer lowered
  * them (lb_grub_fuzz_steps); never raised. */
-struct g_limits g_lim = { G_MAX_STEPS, G_MAX_LOOP, G_MAX_ITEMS, G_MAX_WORK };
+#define G_LIMITS_DEFAULT { G_MAX_STEPS, G_MAX_LOOP, G_MAX_ITEMS, G_MAX_WORK, G_MAX_VARS }
+struct g_limits g_lim = G_LIMITS_DEFAULT;
 
 void lb_grub_fuzz_steps(long steps)
 {
@@ -667,7 +668,7 @@ void lb_grub_fuzz_steps(long steps)
 	size_t floor = 2 * (G_MAX_CMD_BYTES > G_MAX_ENV_BYTES ? G_MAX_CMD_BYTES : G_MAX_ENV_BYTES);
 
 	if (steps <= 0 || steps >= G_MAX_STEPS) {
-		g_lim = (struct g_limits){ G_MAX_STEPS, G_MAX_LOOP, G_MAX_ITEMS, G_MAX_WORK };
+		g_lim = (struct g_limits)G_LIMITS_DEFAULT;
 		return;
 	}
 	g_lim.steps = steps;
@@ -679,6 +680,10 @@ void lb_grub_fuzz_steps(long steps)
 	g_lim.items = g_lim.items ? g_lim.items : 1;
 	g_lim.work = (size_t)steps * G_MAX_WORK / G_MAX_STEPS;
 	g_lim.work = g_lim.work < floor ? floor : g_lim.work;
+	/* variables: at least 128, more than a real config sets (the
+	 * fixture's grub.cfg files set 25) */
+	g_lim.vars = (size_t)steps * G_MAX_VARS / G_MAX_STEPS;
+	g_lim.vars = g_lim.vars < 128 ? 128 : g_lim.vars;
 }
 
 int g_budget(struct interp *ip)

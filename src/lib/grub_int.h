@@ -90,6 +90,7 @@ struct g_limits {
 	size_t loop;  /* G_MAX_LOOP */
 	size_t items; /* G_MAX_ITEMS */
 	size_t work;  /* G_MAX_WORK */
+	size_t vars;  /* G_MAX_VARS */
 };
 extern struct g_limits g_lim;
 

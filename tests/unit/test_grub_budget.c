@@ -78,6 +78,23 @@ int main(void)
 		lb_grub_fuzz_steps(0);
 		CHECK(run_has(grow, "evaluation stopped after 8 MiB of expansions", NULL) == 1);
 	}
+	TEST("grub budget: lowered to 1000, 128 variables at most") {
+		static const char vars[] =
+			"x=no\n"
+			"for a in 1 2 3 4 5 6 7 8 9 10 11 12; do for b in 1 2 3 4 5 6 7 8 9 10 11 12; do "
+			"if set v${a}_$b=1; then true; else x=capped; fi; done; done\n"
+			"menuentry \"$x\" { linux /vmlinuz; }\n";
+		struct lb_entries l = LB_ENTRIES_INIT;
+
+		lb_grub_fuzz_steps(1000);
+		CHECK(!lb_grub_parse_buf(NULL, NULL, "t.cfg", vars, strlen(vars), &l));
+		CHECK(l.n == 1 && !strcmp(l.v[0].title, "capped"));
+		lb_entries_free(&l);
+		lb_grub_fuzz_steps(0);
+		CHECK(!lb_grub_parse_buf(NULL, NULL, "t.cfg", vars, strlen(vars), &l));
+		CHECK(l.n == 1 && !strcmp(l.v[0].title, "no"));
+		lb_entries_free(&l);
+	}
 	TEST("grub budget: lowered to 100, evaluation stops at 100 commands") {
 		lb_grub_fuzz_steps(100);
 		CHECK(run_has(nested, "evaluation stopped after 100 commands", NULL) == 1);
