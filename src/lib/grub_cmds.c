@@ -1315,7 +1315,12 @@ const struct g_cmd *g_cmd_table(size_t *n)
 
 static int cmd_cmp(const void *key, const void *e)
 {
-	return strcmp(key, ((const struct g_cmd *)e)->name);
+	const char *a = key, *b = ((const struct g_cmd *)e)->name;
+
+	/* the first bytes first (see g_streq): strcmp's order all the same */
+	if (a[0] != b[0])
+		return (unsigned char)a[0] < (unsigned char)b[0] ? -1 : 1;
+	return strcmp(a, b);
 }
 
 const struct g_cmd *g_cmd_find(const char *name)

@@ -58,7 +58,7 @@ struct var *g_env_find(struct env *e, const char *name)
 	/* the first byte first: a call to strcmp for every variable was a
 	 * tenth of a fuzzing run (the sanitizers intercept it) */
 	for (size_t i = 0; i < e->n; i++)
-		if (e->v[i].name[0] == name[0] && !strcmp(e->v[i].name, name))
+		if (g_streq(e->v[i].name, name))
 			return &e->v[i];
 	return NULL;
 }
@@ -70,12 +70,11 @@ const char *g_getvar(struct interp *ip, const char *name)
 	return v ? v->val : NULL;
 }
 
-/* g_env_set; with `lit`, name and val are string literals, borrowed
- * rather than copied. */
-static int env_set(struct env *e, const char *name, const char *val, int *oom,
-		   int lit)
+/* Set name to val in e (see G_ENV_* for flags). */
+int g_env_add(struct env *e, const char *name, const char *val, unsigned flags, int *oom)
 {
-	struct var *v = g_env_find(e, name);
+	struct var *v = flags & G_ENV_NEW ? NULL : g_env_find(e, name);
+	int lname = !!(flags & G_ENV_LIT_NAME), lval = !!(flags & G_ENV_LIT_VAL);
 	char *c;
 	size_t cap;
 
@@ -84,7 +83,7 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 
 	if (vl > G_MAX_VAL || e->bytes - old + add > G_MAX_ENV_BYTES)
 		return -E2BIG;
-	if (v && !lit && (v->own & V_VAL) && vl < v->vcap &&
+	if (v && !lval && (v->own & V_VAL) && vl < v->vcap &&
 	    v->vcap <= 2 * (vl + 1) + G_VAL_MIN) {
 		/* a value of its own with room, not much more than it needs
 		 * (what the buffers hold stays within twice what the
@@ -95,7 +94,7 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 		return 0;
 	}
 	cap = vl + 1 < G_VAL_MIN ? G_VAL_MIN : vl + 1;
-	if (lit)
+	if (lval)
 		c = (char *)val;
 	else if ((c = malloc(cap)))
 		memcpy(c, val, vl + 1);
@@ -107,13 +106,13 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 		if (v->own & V_VAL)
 			free(v->val);
 		v->val = c;
-		v->own = (v->own & ~V_VAL) | (lit ? 0 : V_VAL);
-		v->vcap = lit ? 0 : cap;
+		v->own = (v->own & ~V_VAL) | (lval ? 0 : V_VAL);
+		v->vcap = lval ? 0 : cap;
 		e->bytes = e->bytes - old + vl;
 		return 0;
 	}
 	if (e->n >= g_lim.vars) {
-		if (!lit)
+		if (!lval)
 			free(c);
 		return -E2BIG;
 	}
@@ -122,7 +121,7 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 		struct var *nv = realloc(e->v, nc * sizeof(*nv));
 
 		if (!nv) {
-			if (!lit)
+			if (!lval)
 				free(c);
 			*oom = 1;
 			return -ENOMEM;
@@ -131,15 +130,16 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 		e->cap = nc;
 	}
 	v = &e->v[e->n];
-	if (!(v->name = lit ? (char *)name : strdup(name))) {
-		free(c); /* not lit: name is */
+	if (!(v->name = lname ? (char *)name : strdup(name))) {
+		if (!lval)
+			free(c);
 		*oom = 1;
 		return -ENOMEM;
 	}
 	v->val = c;
-	v->exp = 0;
-	v->own = lit ? 0 : V_NAME | V_VAL;
-	v->vcap = lit ? 0 : cap;
+	v->exp = !!(flags & G_ENV_EXPORT);
+	v->own = (lname ? 0 : V_NAME) | (lval ? 0 : V_VAL);
+	v->vcap = lval ? 0 : cap;
 	e->n++;
 	e->bytes += add;
 	return 0;
@@ -147,12 +147,12 @@ static int env_set(struct env *e, const char *name, const char *val, int *oom,
 
 int g_env_set(struct env *e, const char *name, const char *val, int *oom)
 {
-	return env_set(e, name, val, oom, 0);
+	return g_env_add(e, name, val, 0, oom);
 }
 
 int g_setvar_lit(struct interp *ip, const char *name, const char *val)
 {
-	return env_set(ip->env, name, val, &ip->oom, 1);
+	return g_env_add(ip->env, name, val, G_ENV_LIT_NAME | G_ENV_LIT_VAL, &ip->oom);
 }
 
 int g_setvar(struct interp *ip, const char *name, const char *val)
@@ -276,13 +276,13 @@ static void var_pieces(struct interp *ip, const char *name, emit_fn *emit, void 
 {
 	char num[24];
 
-	if (!strcmp(name, "?")) {
+	if (g_streq(name, "?")) {
 		snprintf(num, sizeof(num), "%d", ip->status);
 		emit(ctx, num, strlen(num));
-	} else if (!strcmp(name, "#")) {
+	} else if (g_streq(name, "#")) {
 		snprintf(num, sizeof(num), "%zu", ip->pos ? ip->pos->n : 0);
 		emit(ctx, num, strlen(num));
-	} else if (!strcmp(name, "@") || !strcmp(name, "*")) {
+	} else if (g_streq(name, "@") || g_streq(name, "*")) {
 		for (size_t i = 0; ip->pos && i < ip->pos->n; i++) {
 			if (i)
 				emit(ctx, " ", 1);
@@ -730,7 +730,7 @@ int g_work(struct interp *ip, size_t bytes)
 struct func *g_find_func(struct interp *ip, const char *name)
 {
 	for (size_t i = 0; i < ip->nfuncs; i++)
-		if (!strcmp(ip->funcs[i].name, name))
+		if (g_streq(ip->funcs[i].name, name))
 			return &ip->funcs[i];
 	return NULL;
 }

@@ -54,6 +54,7 @@
 #define LB_GRUB_INT_H
 
 #include <stddef.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "arena.h"
@@ -308,6 +309,14 @@ static inline int g_is_blank(char c)
 	return g_ctype[(unsigned char)c] & G_C_BLANK;
 }
 
+/* a equals b: the first bytes compared before strcmp is called. Keyword
+ * and name lookups run for every word; under libFuzzer each strcmp is an
+ * intercepted, traced call, and most words differ in the first byte. */
+static inline int g_streq(const char *a, const char *b)
+{
+	return a[0] == b[0] && !strcmp(a, b);
+}
+
 enum tok g_peek(struct lexer *L);
 char *g_take(struct lexer *L);
 void g_drop(struct lexer *L);
@@ -327,6 +336,13 @@ void g_env_free(struct env *e);
 struct var *g_env_find(struct env *e, const char *name);
 const char *g_getvar(struct interp *ip, const char *name);
 int g_env_set(struct env *e, const char *name, const char *val, int *oom);
+/* g_env_add's flags: name or value a string literal, borrowed rather than
+ * copied; name known not to be set yet (no lookup); exported */
+#define G_ENV_LIT_NAME 1u
+#define G_ENV_LIT_VAL  2u
+#define G_ENV_NEW      4u
+#define G_ENV_EXPORT   8u
+int g_env_add(struct env *e, const char *name, const char *val, unsigned flags, int *oom);
 int g_setvar(struct interp *ip, const char *name, const char *val);
 /* The same with name and val string literals (borrowed, not copied): the
  * variables GRUB defines before the config runs. */

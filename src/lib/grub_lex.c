@@ -417,5 +417,5 @@ void g_drop(struct lexer *L)
 
 int g_peek_is(struct lexer *L, const char *kw)
 {
-	return g_peek(L) == T_WORD && !strcmp(L->w, kw);
+	return g_peek(L) == T_WORD && g_streq(L->w, kw);
 }

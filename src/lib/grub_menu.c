@@ -319,33 +319,28 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 		};
 		char pfx[4400];
 
+		/* into an empty environment, each name once: no lookups;
+		 * exported, as GRUB's core exports them, all but pager */
+		const unsigned lit = G_ENV_LIT_NAME | G_ENV_LIT_VAL | G_ENV_NEW;
+		const unsigned litx = lit | G_ENV_EXPORT, dynx = G_ENV_LIT_NAME | G_ENV_NEW | G_ENV_EXPORT;
+
 		for (int i = 0; feat[i]; i++)
-			g_setvar_lit(&ip, feat[i], "y");
-		g_setvar_lit(&ip, "grub_platform", "efi");
-		g_setvar_lit(&ip, "grub_cpu", "x86_64");
-		g_setvar_lit(&ip, "pager", "");
+			g_env_add(ip.env, feat[i], "y", litx, &ip.oom);
+		g_env_add(ip.env, "grub_platform", "efi", litx, &ip.oom);
+		g_env_add(ip.env, "grub_cpu", "x86_64", litx, &ip.oom);
+		g_env_add(ip.env, "pager", "", lit, &ip.oom);
 		if (dev) {
-			g_setvar(&ip, "root", dev);
+			g_env_add(ip.env, "root", dev, dynx, &ip.oom);
 			snprintf(pfx, sizeof(pfx), "(%s)%s", dev, strcmp(dir, "/") ? dir : "");
 		} else {
 			snprintf(pfx, sizeof(pfx), "%s", strcmp(dir, "/") ? dir : "");
 		}
-		g_setvar(&ip, "prefix", pfx);
-		g_setvar(&ip, "cmdpath", pfx);
-		g_setvar(&ip, "config_directory", pfx);
+		g_env_add(ip.env, "prefix", pfx, dynx, &ip.oom);
+		g_env_add(ip.env, "cmdpath", pfx, dynx, &ip.oom);
+		g_env_add(ip.env, "config_directory", pfx, dynx, &ip.oom);
 		snprintf(pfx + strlen(pfx), sizeof(pfx) - strlen(pfx), "/%s",
 			 slash ? slash + 1 : name);
-		g_setvar(&ip, "config_file", pfx);
-		for (size_t i = 0; i < ip.env->n; i++)
-			if (!strcmp(ip.env->v[i].name, "root") ||
-			    !strcmp(ip.env->v[i].name, "prefix") ||
-			    !strncmp(ip.env->v[i].name, "feature_", 8) ||
-			    !strcmp(ip.env->v[i].name, "grub_platform") ||
-			    !strcmp(ip.env->v[i].name, "grub_cpu") ||
-			    !strcmp(ip.env->v[i].name, "config_directory") ||
-			    !strcmp(ip.env->v[i].name, "config_file") ||
-			    !strcmp(ip.env->v[i].name, "cmdpath"))
-				ip.env->v[i].exp = 1;
+		g_env_add(ip.env, "config_file", pfx, dynx, &ip.oom);
 	}
 	r = g_run_script_buf(&ip, name, buf, len, 0);
 	if (!ip.oom) {

@@ -87,7 +87,7 @@ static const char *const reserved_end[] = {
 static int is_end_word(const char *w)
 {
 	for (int i = 0; reserved_end[i]; i++)
-		if (!strcmp(w, reserved_end[i]))
+		if (g_streq(w, reserved_end[i]))
 			return 1;
 	return 0;
 }
@@ -249,7 +249,7 @@ int g_parse_command(struct parser *P, struct node **out)
 	w = P->L.t == T_WORD ? P->L.w : "";
 	if (P->L.t != T_WORD) {
 		r = perr(P, P->L.t == T_LBR ? "unexpected {" : "syntax error");
-	} else if (!strcmp(w, "if")) {
+	} else if (g_streq(w, "if")) {
 		n->k = N_IF;
 		g_drop(&P->L);
 		for (;;) {
@@ -276,7 +276,7 @@ int g_parse_command(struct parser *P, struct node **out)
 			r = expect_word(P, "fi");
 			break;
 		}
-	} else if (!strcmp(w, "for")) {
+	} else if (g_streq(w, "for")) {
 		n->k = N_FOR;
 		g_drop(&P->L);
 		if (g_peek(&P->L) != T_WORD) {
@@ -296,13 +296,13 @@ int g_parse_command(struct parser *P, struct node **out)
 		}
 		if (!r && n->w.err)
 			r = -ENOMEM;
-	} else if (!strcmp(w, "while") || !strcmp(w, "until")) {
+	} else if (g_streq(w, "while") || g_streq(w, "until")) {
 		n->k = w[0] == 'w' ? N_WHILE : N_UNTIL;
 		g_drop(&P->L);
 		if (!(r = parse_list(P, &n->cond)) && !(r = expect_word(P, "do")) &&
 		    !(r = parse_list(P, &n->body)))
 			r = expect_word(P, "done");
-	} else if (!strcmp(w, "function")) {
+	} else if (g_streq(w, "function")) {
 		n->k = N_FUNC;
 		g_drop(&P->L);
 		if (g_peek(&P->L) != T_WORD) {
@@ -311,8 +311,8 @@ int g_parse_command(struct parser *P, struct node **out)
 			sv_push(&n->w, g_take(&P->L));
 			r = n->w.err ? -ENOMEM : parse_block(P, &n->body, 1);
 		}
-	} else if (!strcmp(w, "menuentry") || !strcmp(w, "submenu") ||
-		   !strcmp(w, "hiddenentry")) {
+	} else if (g_streq(w, "menuentry") || g_streq(w, "submenu") ||
+		   g_streq(w, "hiddenentry")) {
 		n->k = N_MENU;
 		n->mk = w[0] == 'm' ? M_ENTRY : w[0] == 's' ? M_SUBMENU : M_HIDDEN;
 		sv_push(&n->w, g_take(&P->L));
