@@ -400,6 +400,16 @@ static void expand_word(struct interp *ip, const char *w, struct sv *out)
 			have = 1;
 			i++;
 			while (i < n && w[i] != '"') {
+				size_t j = i;
+
+				/* a run without \\, $ or the closing quote at once */
+				while (j < n && !(g_ctype[(unsigned char)w[j]] & G_C_DQ))
+					j++;
+				if (j > i) {
+					sb_putn(&cur, w + i, j - i);
+					i = j;
+					continue;
+				}
 				if (w[i] == '\\' && i + 1 < n && strchr("\\\"$", w[i + 1])) {
 					sb_putc(&cur, w[i + 1]);
 					i += 2;
@@ -454,7 +464,7 @@ static void expand_word(struct interp *ip, const char *w, struct sv *out)
 		{
 			size_t j = i + 1;
 
-			while (j < n && w[j] != '\\' && w[j] != '\'' && w[j] != '"' && w[j] != '$')
+			while (j < n && !(g_ctype[(unsigned char)w[j]] & G_C_EXP))
 				j++;
 			sb_putn(&cur, w + i, j - i);
 			have = 1;

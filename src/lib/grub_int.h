@@ -302,6 +302,8 @@ void sv_free(struct sv *a);
 #define G_C_STOP  2u /* ends a run of plain word characters: NUL, blanks,
 			 \n ; { } | & < > \\ ' " $ */
 #define G_C_NL    4u /* \n: also separates fields */
+#define G_C_EXP   8u /* \\ ' " $: start an escape, a quote or an expansion */
+#define G_C_DQ   16u /* NUL \n " \\ $: not copied as is inside "..." */
 extern const unsigned char g_ctype[256];
 
 static inline int g_is_blank(char c)

@@ -177,10 +177,11 @@ const unsigned char g_ctype[256] = {
 	[' '] = G_C_BLANK | G_C_STOP, ['\t'] = G_C_BLANK | G_C_STOP,
 	['\r'] = G_C_BLANK | G_C_STOP, ['\f'] = G_C_BLANK | G_C_STOP,
 	['\v'] = G_C_BLANK | G_C_STOP,
-	[0] = G_C_STOP, ['\n'] = G_C_STOP | G_C_NL, [';'] = G_C_STOP, ['{'] = G_C_STOP,
-	['}'] = G_C_STOP, ['|'] = G_C_STOP, ['&'] = G_C_STOP, ['<'] = G_C_STOP,
-	['>'] = G_C_STOP, ['\\'] = G_C_STOP, ['\''] = G_C_STOP, ['"'] = G_C_STOP,
-	['$'] = G_C_STOP,
+	[0] = G_C_STOP | G_C_DQ, ['\n'] = G_C_STOP | G_C_NL | G_C_DQ, [';'] = G_C_STOP,
+	['{'] = G_C_STOP, ['}'] = G_C_STOP, ['|'] = G_C_STOP, ['&'] = G_C_STOP,
+	['<'] = G_C_STOP, ['>'] = G_C_STOP, ['\\'] = G_C_STOP | G_C_EXP | G_C_DQ,
+	['\''] = G_C_STOP | G_C_EXP, ['"'] = G_C_STOP | G_C_EXP | G_C_DQ,
+	['$'] = G_C_STOP | G_C_EXP | G_C_DQ,
 };
 
 /* Copy the variable reference at s[L->i] == '$' into b, checked as GRUB's
@@ -323,6 +324,16 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 			sb_putc(&b, '"');
 			L->i++;
 			while (L->i < L->n && s[L->i] != '"' && s[L->i]) {
+				size_t j = L->i;
+
+				/* a run of characters copied as they are, at once */
+				while (j < L->n && !(g_ctype[(unsigned char)s[j]] & G_C_DQ))
+					j++;
+				if (j > L->i) {
+					sb_putn(&b, s + L->i, j - L->i);
+					L->i = j;
+					continue;
+				}
 				if (s[L->i] == '\\' && L->i + 1 < L->n) {
 					lex_escape(L, &b);
 					continue;
