@@ -145,19 +145,9 @@ int g_env_add(struct env *e, const char *name, const char *val, unsigned flags, 
 	return 0;
 }
 
-int g_env_set(struct env *e, const char *name, const char *val, int *oom)
-{
-	return g_env_add(e, name, val, 0, oom);
-}
-
-int g_setvar_lit(struct interp *ip, const char *name, const char *val)
-{
-	return g_env_add(ip->env, name, val, G_ENV_LIT_NAME | G_ENV_LIT_VAL, &ip->oom);
-}
-
 int g_setvar(struct interp *ip, const char *name, const char *val)
 {
-	return g_env_set(ip->env, name, val, &ip->oom);
+	return g_env_add(ip->env, name, val, 0, &ip->oom);
 }
 
 void g_unsetvar(struct interp *ip, const char *name)

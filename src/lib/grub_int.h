@@ -337,7 +337,6 @@ void g_msg(struct interp *ip, const char *file, int line, const char *fmt, ...)
 void g_env_free(struct env *e);
 struct var *g_env_find(struct env *e, const char *name);
 const char *g_getvar(struct interp *ip, const char *name);
-int g_env_set(struct env *e, const char *name, const char *val, int *oom);
 /* g_env_add's flags: name or value a string literal, borrowed rather than
  * copied; name known not to be set yet (no lookup); exported */
 #define G_ENV_LIT_NAME 1u
@@ -348,7 +347,6 @@ int g_env_add(struct env *e, const char *name, const char *val, unsigned flags, 
 int g_setvar(struct interp *ip, const char *name, const char *val);
 /* The same with name and val string literals (borrowed, not copied): the
  * variables GRUB defines before the config runs. */
-int g_setvar_lit(struct interp *ip, const char *name, const char *val);
 void g_unsetvar(struct interp *ip, const char *name);
 struct env *g_env_clone(struct env *e, int exported_only, int *oom);
 int g_valid_name(const char *s);
