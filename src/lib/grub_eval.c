@@ -55,8 +55,6 @@ void g_env_free(struct env *e)
 
 struct var *g_env_find(struct env *e, const char *name)
 {
-	/* the first byte first: a call to strcmp for every variable was a
-	 * tenth of a fuzzing run (the sanitizers intercept it) */
 	for (size_t i = 0; i < e->n; i++)
 		if (g_streq(e->v[i].name, name))
 			return &e->v[i];
@@ -661,29 +659,32 @@ int g_path_stat(struct interp *ip, const char *s, struct stat *st)
 #define G_LIMITS_DEFAULT { G_MAX_STEPS, G_MAX_LOOP, G_MAX_ITEMS, G_MAX_WORK, G_MAX_VARS }
 struct g_limits g_lim = G_LIMITS_DEFAULT;
 
+/* max scaled by steps / G_MAX_STEPS, at least min */
+static size_t scaled(size_t max, long steps, size_t min)
+{
+	size_t v = (size_t)steps * max / G_MAX_STEPS;
+
+	return v < min ? min : v;
+}
+
 void lb_grub_fuzz_steps(long steps)
 {
-	/* the expansion budget never below twice the largest command or
-	 * environment, so those caps stay reachable */
-	size_t floor = 2 * (G_MAX_CMD_BYTES > G_MAX_ENV_BYTES ? G_MAX_CMD_BYTES : G_MAX_ENV_BYTES);
-
 	if (steps <= 0 || steps >= G_MAX_STEPS) {
 		g_lim = (struct g_limits)G_LIMITS_DEFAULT;
 		return;
 	}
+	/* in proportion, so that a loop of two commands and a menu of
+	 * entries still reach their caps within the command budget; the
+	 * expansion budget never below twice the largest command or
+	 * environment, so those caps stay reachable; at least 128
+	 * variables, more than a real config sets (the fixture's grub.cfg
+	 * files set 25) */
 	g_lim.steps = steps;
-	/* in proportion, and so that a loop of two commands and a menu of
-	 * entries still reach their caps within the command budget */
-	g_lim.loop = (size_t)steps * G_MAX_LOOP / G_MAX_STEPS;
-	g_lim.items = (size_t)steps * G_MAX_ITEMS / G_MAX_STEPS;
-	g_lim.loop = g_lim.loop ? g_lim.loop : 1;
-	g_lim.items = g_lim.items ? g_lim.items : 1;
-	g_lim.work = (size_t)steps * G_MAX_WORK / G_MAX_STEPS;
-	g_lim.work = g_lim.work < floor ? floor : g_lim.work;
-	/* variables: at least 128, more than a real config sets (the
-	 * fixture's grub.cfg files set 25) */
-	g_lim.vars = (size_t)steps * G_MAX_VARS / G_MAX_STEPS;
-	g_lim.vars = g_lim.vars < 128 ? 128 : g_lim.vars;
+	g_lim.loop = scaled(G_MAX_LOOP, steps, 1);
+	g_lim.items = scaled(G_MAX_ITEMS, steps, 1);
+	g_lim.work = scaled(G_MAX_WORK, steps,
+			    2 * (G_MAX_CMD_BYTES > G_MAX_ENV_BYTES ? G_MAX_CMD_BYTES : G_MAX_ENV_BYTES));
+	g_lim.vars = scaled(G_MAX_VARS, steps, 128);
 }
 
 int g_budget(struct interp *ip)

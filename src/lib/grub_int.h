@@ -345,8 +345,6 @@ const char *g_getvar(struct interp *ip, const char *name);
 #define G_ENV_EXPORT   8u
 int g_env_add(struct env *e, const char *name, const char *val, unsigned flags, int *oom);
 int g_setvar(struct interp *ip, const char *name, const char *val);
-/* The same with name and val string literals (borrowed, not copied): the
- * variables GRUB defines before the config runs. */
 void g_unsetvar(struct interp *ip, const char *name);
 struct env *g_env_clone(struct env *e, int exported_only, int *oom);
 int g_valid_name(const char *s);
