@@ -6,7 +6,8 @@
  * is meant to keep behaviour (docs/fuzzing.md, the GRUB harness).
  * usage: dump_grub [-s STEPS] [-c] FILE...   (-s: the fuzz command budget,
  * as LLVMFuzzerInitialize sets it; default: the interpreter's own; -c: the
- * parsed-file cache on, as LLVMFuzzerInitialize sets it) */
+ * parsed-file cache, the lookup memo and the chunk pool on, as
+ * LLVMFuzzerInitialize sets them) */
 #include "fuzz_grub.c"
 
 static void str(const char *k, const char *v)
@@ -87,6 +88,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > i && !strcmp(argv[i], "-c")) {
 		lb_grub_fuzz_cache(1);
+		lb_fs_memo(1);
+		lb_arena_pool_max(FUZZ_POOL);
 		i++;
 	}
 	setup();

@@ -76,30 +76,81 @@ NO_COV static size_t chunk_size(const struct lb_arena *a)
 /* Chunks freed by any arena, kept for the next one (a process-wide
  * pool): a parser that makes an arena per file or per run (the GRUB
  * interpreter does for every script, expansion and menu entry) takes its
- * chunks from here instead of malloc. Only chunks of at most POOL_CHUNK
- * bytes, POOL_MAX bytes in all; their data stays poisoned under ASan, so
- * a pointer kept past lb_arena_free or a release is still caught until
- * the chunk is handed out again. */
-#define POOL_CHUNK CHUNK_DEFAULT
-#define POOL_MAX (256u << 10)
+ * chunks from here instead of malloc. Chunks of at most POOL_CHUNK bytes,
+ * lb_arena_pool_max bytes in all (POOL_DEFAULT unless set), in lists by
+ * size class (class k holds caps from 2^k to 2^(k+1) - 1), so taking one
+ * is a look at one list head. Their data stays poisoned under ASan, so a
+ * pointer kept past lb_arena_free or a release is still caught until the
+ * chunk is handed out again. */
+#define POOL_CHUNK (1u << 20)
+#define POOL_CLASSES 21 /* 2^20 = POOL_CHUNK is the last class */
+#define POOL_DEFAULT (256u << 10)
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct lb_arena_chunk *pool;
-static size_t pool_bytes;
+static struct lb_arena_chunk *pool[POOL_CLASSES];
+static size_t pool_bytes, pool_max = POOL_DEFAULT;
 
-/* A pooled chunk of exactly cap bytes, or NULL. */
-NO_COV static struct lb_arena_chunk *pool_take(size_t cap)
+/* floor(log2(n)), n > 0 */
+NO_COV static unsigned ilog2(size_t n)
 {
-	struct lb_arena_chunk **pp, *c = NULL;
+	unsigned k = 0;
+
+	while (n >>= 1)
+		k++;
+	return k;
+}
+
+size_t lb_arena_pool_max(size_t bytes)
+{
+	size_t old;
 
 	pthread_mutex_lock(&pool_lock);
-	for (pp = &pool; *pp; pp = &(*pp)->prev) {
-		if ((*pp)->cap == cap) {
-			c = *pp;
-			*pp = c->prev;
-			pool_bytes -= sizeof(*c) + cap;
-			break;
+	old = pool_max;
+	pool_max = bytes;
+	/* what the pool holds past the new limit goes back to malloc */
+	for (unsigned k = 0; k < POOL_CLASSES && pool_bytes > pool_max; k++) {
+		while (pool[k] && pool_bytes > pool_max) {
+			struct lb_arena_chunk *c = pool[k];
+
+			pool[k] = c->prev;
+			pool_bytes -= sizeof(*c) + c->cap;
+			UNPOISON(c->data, c->cap);
+			free(c);
 		}
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return old;
+}
+
+size_t lb_arena_pool_held(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&pool_lock);
+	n = pool_bytes;
+	pthread_mutex_unlock(&pool_lock);
+	return n;
+}
+
+/* A pooled chunk of at least cap and at most most bytes, or NULL: the
+ * head of the class that starts at or above cap, or of cap's own class
+ * if that head is large enough. */
+NO_COV static struct lb_arena_chunk *pool_take(size_t cap, size_t most)
+{
+	struct lb_arena_chunk *c = NULL;
+	unsigned k;
+
+	if (!cap || cap > POOL_CHUNK)
+		return NULL;
+	k = ilog2(cap);
+	pthread_mutex_lock(&pool_lock);
+	if (!(pool[k] && pool[k]->cap >= cap) && (cap & (cap - 1)))
+		k++;
+	if (k < POOL_CLASSES && (c = pool[k]) && c->cap >= cap && c->cap <= most) {
+		pool[k] = c->prev;
+		pool_bytes -= sizeof(*c) + c->cap;
+	} else {
+		c = NULL;
 	}
 	pthread_mutex_unlock(&pool_lock);
 	return c;
@@ -111,12 +162,14 @@ NO_COV static void chunk_free(struct lb_arena *a, struct lb_arena_chunk *c)
 	int kept = 0;
 
 	a->total -= sz;
-	if (c->cap <= POOL_CHUNK) {
+	if (c->cap && c->cap <= POOL_CHUNK) {
+		unsigned k = ilog2(c->cap);
+
 		pthread_mutex_lock(&pool_lock);
-		if (sz <= POOL_MAX - pool_bytes) {
+		if (pool_bytes <= pool_max && sz <= pool_max - pool_bytes) {
 			POISON(c->data, c->cap);
-			c->prev = pool;
-			pool = c;
+			c->prev = pool[k];
+			pool[k] = c;
 			pool_bytes += sz;
 			kept = 1;
 		}
@@ -138,7 +191,15 @@ NO_COV static int fits(const struct lb_arena *a, size_t bytes)
 NO_COV static int new_chunk(struct lb_arena *a, size_t need)
 {
 	struct lb_arena_chunk *c = a->spare;
-	size_t cap = need > chunk_size(a) ? need : chunk_size(a);
+	size_t cap = chunk_size(a), base = need > cap ? need : cap;
+
+	/* more than a chunk: the chunk size doubled until it holds need, if
+	 * that fits under the cap (a few sizes, which the pool hands out
+	 * again), else just need */
+	while (cap < need && cap <= (SIZE_MAX - sizeof(*c)) / 2)
+		cap *= 2;
+	if (cap < need || !fits(a, cap + sizeof(*c)))
+		cap = base;
 
 	if (c && c->cap >= need) {
 		a->spare = NULL;
@@ -151,13 +212,13 @@ NO_COV static int new_chunk(struct lb_arena *a, size_t need)
 		}
 		if (!fits(a, cap + sizeof(*c)))
 			return -E2BIG;
-		if (!(c = pool_take(cap))) {
+		if (!(c = pool_take(cap, a->max ? a->max - a->total - sizeof(*c) : SIZE_MAX))) {
 			if (!(c = malloc(sizeof(*c) + cap)))
 				return -ENOMEM;
 			c->cap = cap;
 			POISON(c->data, cap);
 		}
-		a->total += cap + sizeof(*c);
+		a->total += c->cap + sizeof(*c);
 	}
 	c->used = 0;
 	c->prev = a->top;

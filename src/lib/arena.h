@@ -36,7 +36,8 @@ struct lb_arena_mark {
 /* Zeroed is ready (no cap); this sets the cap on the chunk bytes held. */
 void lb_arena_init(struct lb_arena *a, size_t max);
 /* The size of the chunks taken from malloc from now on (an allocation
- * larger than that gets a chunk of its own size); 0: 32 KiB. For arenas
+ * larger than that gets a chunk of that size doubled until it holds it,
+ * or of its own size when that would pass the cap); 0: 32 KiB. For arenas
  * that usually hold little (a short script's syntax tree). */
 void lb_arena_chunk(struct lb_arena *a, size_t bytes);
 /* n bytes (n > 0 not required), 8-byte aligned, not initialised.
@@ -54,5 +55,11 @@ struct lb_arena_mark lb_arena_mark(const struct lb_arena *a);
 void lb_arena_release(struct lb_arena *a, struct lb_arena_mark m);
 /* Free all chunks; the arena is zeroed except its cap and chunk size. */
 void lb_arena_free(struct lb_arena *a);
+/* The most bytes of freed chunks the process keeps for the next arenas
+ * (default 256 KiB; what it holds past a lower limit is freed); returns
+ * the limit before. */
+size_t lb_arena_pool_max(size_t bytes);
+/* The bytes of chunks the pool holds now. */
+size_t lb_arena_pool_held(void);
 
 #endif

@@ -395,8 +395,8 @@ void (*lb_fs_read_hook)(void *arg, const struct lb_fs *fs, const char *path,
 			const uint8_t *buf, size_t len);
 void *lb_fs_read_hook_arg;
 
-int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
-	       char **buf, size_t *len)
+static int fs_read(const struct lb_fs *fs, const char *path, size_t max,
+		   char **buf, size_t *len)
 {
 	uint8_t *b;
 	size_t n;
@@ -409,15 +409,12 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	close(fd);
 	if (r)
 		return r;
-	if (lb_fs_read_hook)
-		lb_fs_read_hook(lb_fs_read_hook_arg, fs, path, b, n);
 	*buf = (char *)b;
-	if (len)
-		*len = n;
+	*len = n;
 	return 0;
 }
 
-int lb_fs_stat(const struct lb_fs *fs, const char *path, struct stat *st)
+static int fs_stat(const struct lb_fs *fs, const char *path, struct stat *st)
 {
 	int fd = open_in(fs, path, WANT_ANY, st);
 
@@ -439,8 +436,8 @@ void lb_fs_list_free(char **names, size_t n)
 	free(names);
 }
 
-int lb_fs_list(const struct lb_fs *fs, const char *path, char ***names,
-	       size_t *n)
+static int fs_list(const struct lb_fs *fs, const char *path, char ***names,
+		   size_t *n)
 {
 	struct stat st;
 	int fd = open_in(fs, path, WANT_DIR, &st);
@@ -483,6 +480,192 @@ nomem:
 	closedir(dir);
 	lb_fs_list_free(v, k);
 	return -ENOMEM;
+}
+
+/* ------------------------------------------------------------------ */
+/* lb_fs_memo: a snapshot of what was read, for trees that never change */
+
+enum memo_kind { M_READ, M_STAT, M_LIST };
+
+struct memo {
+	const struct lb_fs *fs;
+	char *path;
+	enum memo_kind kind;
+	size_t max;     /* M_READ: the limit it was read with */
+	int r;          /* what the call returned */
+	char *buf;      /* M_READ: the bytes, NUL-terminated */
+	size_t len;     /* M_READ: their length; M_LIST: names */
+	char **names;   /* M_LIST */
+	struct stat st; /* M_STAT */
+};
+
+#define MEMO_SLOTS 4096 /* a power of two */
+#define MEMO_MAX (MEMO_SLOTS / 2)
+
+static struct memo *memo; /* MEMO_SLOTS slots when on */
+static size_t memo_n;
+
+static void memo_clear(void)
+{
+	for (size_t i = 0; memo && i < MEMO_SLOTS; i++) {
+		free(memo[i].path);
+		free(memo[i].buf);
+		lb_fs_list_free(memo[i].names, memo[i].len * (memo[i].kind == M_LIST));
+	}
+	free(memo);
+	memo = NULL;
+	memo_n = 0;
+}
+
+int lb_fs_memo(int on)
+{
+	memo_clear();
+	if (on && !(memo = calloc(MEMO_SLOTS, sizeof(*memo))))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The slot of (fs, path, kind, max): the entry, or the empty slot where it
+ * goes; NULL when memoising is off. */
+static struct memo *memo_slot(const struct lb_fs *fs, const char *path,
+			      enum memo_kind kind, size_t max)
+{
+	uint64_t h = 1469598103934665603ull ^ (uintptr_t)fs ^ ((uint64_t)kind << 56) ^ max;
+
+	if (!memo)
+		return NULL;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	for (size_t i = h & (MEMO_SLOTS - 1);; i = (i + 1) & (MEMO_SLOTS - 1)) {
+		struct memo *m = &memo[i];
+
+		/* at most MEMO_MAX of the slots are taken: an empty one comes */
+		if (!m->path || (m->fs == fs && m->kind == kind && m->max == max &&
+				 !strcmp(m->path, path)))
+			return m;
+	}
+}
+
+/* Fill the empty slot m with the key; 0 if it is kept, -1 when full. */
+static int memo_key(struct memo *m, const struct lb_fs *fs, const char *path,
+		    enum memo_kind kind, size_t max)
+{
+	if (memo_n >= MEMO_MAX || !(m->path = strdup(path)))
+		return -1;
+	m->fs = fs;
+	m->kind = kind;
+	m->max = max;
+	memo_n++;
+	return 0;
+}
+
+static char *memdup0(const char *s, size_t n)
+{
+	char *c = malloc(n + 1);
+
+	if (c) {
+		memcpy(c, s, n);
+		c[n] = 0;
+	}
+	return c;
+}
+
+int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
+	       char **buf, size_t *len)
+{
+	struct memo *m = memo_slot(fs, path, M_READ, max);
+	size_t n;
+	int r;
+
+	if (m && m->path) {
+		if (m->r)
+			return m->r;
+		if (!(*buf = memdup0(m->buf, m->len)))
+			return -ENOMEM;
+		n = m->len;
+	} else {
+		if ((r = fs_read(fs, path, max, buf, &n)))  {
+			if (m && r != -ENOMEM && !memo_key(m, fs, path, M_READ, max))
+				m->r = r;
+			return r;
+		}
+		if (m && !memo_key(m, fs, path, M_READ, max) &&
+		    !(m->buf = memdup0(*buf, n))) {
+			free(m->path); /* not kept after all */
+			m->path = NULL;
+			memo_n--;
+		}
+		if (m && m->path)
+			m->len = n;
+	}
+	if (lb_fs_read_hook)
+		lb_fs_read_hook(lb_fs_read_hook_arg, fs, path, (const uint8_t *)*buf, n);
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int lb_fs_stat(const struct lb_fs *fs, const char *path, struct stat *st)
+{
+	struct memo *m = memo_slot(fs, path, M_STAT, 0);
+	int r;
+
+	if (m && m->path) {
+		if (!m->r)
+			*st = m->st;
+		return m->r;
+	}
+	r = fs_stat(fs, path, st);
+	if (m && r != -ENOMEM && !memo_key(m, fs, path, M_STAT, 0)) {
+		m->r = r;
+		if (!r)
+			m->st = *st;
+	}
+	return r;
+}
+
+static char **names_dup(char *const *v, size_t n)
+{
+	char **c = calloc(n ? n : 1, sizeof(*c));
+
+	for (size_t i = 0; c && i < n; i++) {
+		if (!(c[i] = strdup(v[i]))) {
+			lb_fs_list_free(c, i);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+int lb_fs_list(const struct lb_fs *fs, const char *path, char ***names,
+	       size_t *n)
+{
+	struct memo *m = memo_slot(fs, path, M_LIST, 0);
+	int r;
+
+	if (m && m->path) {
+		if (m->r)
+			return m->r;
+		if (!(*names = names_dup(m->names, m->len)))
+			return -ENOMEM;
+		*n = m->len;
+		return 0;
+	}
+	if ((r = fs_list(fs, path, names, n))) {
+		if (m && r != -ENOMEM && !memo_key(m, fs, path, M_LIST, 0))
+			m->r = r;
+		return r;
+	}
+	if (m && !memo_key(m, fs, path, M_LIST, 0)) {
+		if ((m->names = names_dup(*names, *n))) {
+			m->len = *n;
+		} else {
+			free(m->path);
+			m->path = NULL;
+			memo_n--;
+		}
+	}
+	return 0;
 }
 
 static const struct lb_fs *by(const struct lb_fsset *s, size_t off,

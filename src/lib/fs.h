@@ -75,6 +75,15 @@ int lb_fs_list(const struct lb_fs *fs, const char *path, char ***names,
 	       size_t *n);
 void lb_fs_list_free(char **names, size_t n);
 
+/* Fuzzing: nonzero keeps what lb_fs_read, lb_fs_stat and lb_fs_list
+ * return (failures included) per filesystem, path (and limit), and gives
+ * copies of it again without touching the tree: for a fixture that does
+ * not change while a process runs many inputs over it (the GRUB harness:
+ * a third of a run was the system calls of its fixture's lookups). At most
+ * 2048 results are kept; others are looked up each time. Zero (or on
+ * again) forgets all. 0 or -ENOMEM. */
+int lb_fs_memo(int on);
+
 /* Tests: nonzero makes every lookup take the walk used when the kernel has
  * no openat2 (ENOSYS, before 5.6), which must resolve exactly as openat2's
  * RESOLVE_IN_ROOT: symlinks (at most 40 per lookup, else -ELOOP) and `..`

@@ -139,10 +139,58 @@ int main(void)
 		CHECK(!lb_arena_alloc(&b, 100, (void **)&q));
 		CHECK(q == p);
 		CHECK(b.total > 4096 && b.total < 4096 + 64); /* the chunk counts again */
-		/* a chunk larger than the pool takes is freed, not kept */
 		CHECK(!lb_arena_alloc(&b, 64 * 1024, (void **)&r));
 		lb_arena_free(&b);
 		CHECK(b.total == 0);
+	}
+	TEST("arena: larger chunks are powers of two of the chunk size, pooled by size class, within the limits") {
+		struct lb_arena a = { 0 }, b = { 0 }, c = { 0 };
+		size_t hdr, old = lb_arena_pool_max(4u << 20), held;
+		char *p, *q;
+
+		lb_arena_pool_max(0); /* empties the pool */
+		CHECK(lb_arena_pool_held() == 0);
+		lb_arena_pool_max(4u << 20);
+		lb_arena_chunk(&a, 4096);
+		CHECK(!lb_arena_alloc(&a, 100, (void **)&p));
+		hdr = a.total - 4096;
+		CHECK(hdr > 0 && hdr <= 64);
+		CHECK(!lb_arena_alloc(&a, 5000, (void **)&p)); /* 4096 doubled */
+		CHECK(a.total == 4096 + 8192 + 2 * hdr);
+		CHECK(!lb_arena_alloc(&a, 40000, (void **)&q)); /* 4096 * 16 */
+		CHECK(a.total == 4096 + 8192 + 65536 + 3 * hdr);
+		lb_arena_free(&a);
+		CHECK(lb_arena_pool_held() == 4096 + 8192 + 65536 + 3 * hdr);
+		/* b asks for 6000 bytes: the 8192 chunk, the head of its class */
+		lb_arena_chunk(&b, 6000);
+		CHECK(!lb_arena_alloc(&b, 10, (void **)&q));
+		CHECK(q == p);
+		CHECK(b.total == 8192 + hdr);
+		lb_arena_free(&b);
+		/* c may hold 4096 + hdr + 100: the pooled 8192 chunk is too big
+		 * for it, it gets a new one of its own size */
+		lb_arena_init(&c, 4096 + hdr + 100);
+		lb_arena_chunk(&c, 4096);
+		CHECK(!lb_arena_alloc(&c, 4000, (void **)&q)); /* the pooled 4096 */
+		CHECK(c.total == 4096 + hdr);
+		CHECK(lb_arena_alloc(&c, 4000, (void **)&q) == -E2BIG);
+		lb_arena_free(&c);
+		lb_arena_init(&c, 6000 + hdr + 100);
+		lb_arena_chunk(&c, 6000);
+		held = lb_arena_pool_held();
+		CHECK(!lb_arena_alloc(&c, 10, (void **)&q)); /* not the 8192 */
+		CHECK(c.total == 6000 + hdr);
+		CHECK(lb_arena_pool_held() == held);
+		lb_arena_free(&c);
+		/* a lower limit frees what is past it; nothing past it is kept */
+		lb_arena_pool_max(8192);
+		CHECK(lb_arena_pool_held() <= 8192);
+		lb_arena_chunk(&a, 16384);
+		CHECK(!lb_arena_alloc(&a, 10, (void **)&q));
+		held = lb_arena_pool_held();
+		lb_arena_free(&a);
+		CHECK(lb_arena_pool_held() == held);
+		lb_arena_pool_max(old);
 	}
 	return t_done();
 }

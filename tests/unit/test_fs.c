@@ -75,6 +75,14 @@ static int check_case(const struct lb_fs *fs, const struct rcase *c, const char 
 	return 1;
 }
 
+static int hook_calls;
+
+static void count_hook(void *arg, const struct lb_fs *f, const char *p,
+		       const uint8_t *buf, size_t len)
+{
+	hook_calls++;
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/lboot-fs-XXXXXX";
@@ -404,6 +412,72 @@ int main(void)
 			lb_entries_free(&l);
 		}
 		lb_fs_no_openat2 = 0;
+	}
+	TEST("fs memo: a snapshot of reads, stats, lists and failures, copies each time") {
+		char *buf = NULL, **names = NULL;
+		size_t len = 0, n = 0;
+		struct stat st;
+		FILE *w;
+
+		hook_calls = 0;
+		lb_fs_read_hook = count_hook;
+		CHECK_INT(lb_fs_memo(1), 0);
+		CHECK_INT(lb_fs_read(&fs, "/a/f.txt", 100, &buf, &len), 0);
+		CHECK_STR(buf, "hello\n");
+		buf[0] = 'X'; /* the caller's copy */
+		free(buf);
+		CHECK_INT(lb_fs_stat(&fs, "/a/f.txt", &st), 0);
+		CHECK_INT(st.st_size, 6);
+		CHECK_INT(lb_fs_read(&fs, "/a/new.txt", 100, &buf, &len), -ENOENT);
+		CHECK_INT(lb_fs_list(&fs, "/a", &names, &n), 0);
+		CHECK_INT(n, 3);
+		lb_fs_list_free(names, n);
+		/* the tree changes under it: the memo does not see it */
+		snprintf(path, sizeof(path), "%s/a/f.txt", d);
+		w = fopen(path, "w");
+		fputs("changed!\n", w);
+		fclose(w);
+		snprintf(path, sizeof(path), "%s/a/new.txt", d);
+		w = fopen(path, "w");
+		fclose(w);
+		CHECK_INT(lb_fs_read(&fs, "/a/f.txt", 100, &buf, &len), 0);
+		CHECK_STR(buf, "hello\n");
+		CHECK_INT(len, 6);
+		free(buf);
+		CHECK_INT(lb_fs_read(&fs, "/a/f.txt", 3, &buf, &len), -EFBIG); /* its own limit */
+		CHECK_INT(lb_fs_stat(&fs, "/a/f.txt", &st), 0);
+		CHECK_INT(st.st_size, 6);
+		CHECK_INT(lb_fs_read(&fs, "/a/new.txt", 100, &buf, &len), -ENOENT);
+		CHECK_INT(lb_fs_list(&fs, "/a", &names, &n), 0);
+		CHECK_INT(n, 3);
+		lb_fs_list_free(names, n);
+		CHECK_INT(lb_fs_list(&fs, "/a/f.txt", &names, &n), -ENOTDIR);
+		CHECK_INT(hook_calls, 2); /* every read returned, memo or not */
+		/* off: the tree as it is */
+		CHECK_INT(lb_fs_memo(0), 0);
+		CHECK_INT(lb_fs_read(&fs, "/a/f.txt", 100, &buf, &len), 0);
+		CHECK_STR(buf, "changed!\n");
+		free(buf);
+		CHECK_INT(lb_fs_read(&fs, "/a/new.txt", 100, &buf, &len), 0);
+		free(buf);
+		CHECK_INT(lb_fs_list(&fs, "/a", &names, &n), 0);
+		CHECK_INT(n, 4);
+		lb_fs_list_free(names, n);
+		lb_fs_read_hook = NULL;
+		/* more distinct lookups than it keeps: each still answered */
+		CHECK_INT(lb_fs_memo(1), 0);
+		int bad = 0;
+
+		for (int i = 0; i < 5000; i++) {
+			char p[64];
+
+			snprintf(p, sizeof(p), "/a/none%d", i % 2500);
+			bad += lb_fs_stat(&fs, p, &st) != -ENOENT;
+		}
+		CHECK_INT(bad, 0);
+		CHECK_INT(lb_fs_stat(&fs, "/a/f.txt", &st), 0);
+		CHECK_INT(st.st_size, 9);
+		CHECK_INT(lb_fs_memo(0), 0);
 	}
 	TEST("entries default and remove") {
 		struct lb_entries l = LB_ENTRIES_INIT;
