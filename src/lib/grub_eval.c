@@ -452,8 +452,7 @@ static void expand_word(struct interp *ip, const char *w, struct sv *out)
 		{
 			size_t j = i + 1;
 
-			while (j < n && !(g_ctype[(unsigned char)w[j]] & G_C_EXP))
-				j++;
+			j += g_span(w + j, n - j, G_C_EXP);
 			sb_putn(&cur, w + i, j - i);
 			have = 1;
 			i = j;
@@ -988,14 +987,16 @@ static char *clean_copy(const char *buf, size_t len, size_t *cl)
 	if (!clean)
 		return NULL;
 	for (size_t i = 0; i < len; i++) {
-		if (buf[i] == '\r')
+		size_t k = g_span(buf + i, len - i, G_C_RAW);
+
+		/* a run kept as it is, at once */
+		memcpy(clean + n, buf + i, k);
+		n += k;
+		i += k;
+		if (i >= len || buf[i] == '\r')
 			continue;
-		if (!buf[i]) {
-			while (i + 1 < len && buf[i + 1] != '\n')
-				i++;
-			continue;
-		}
-		clean[n++] = buf[i];
+		/* NUL: the rest of its line is dropped */
+		i += g_span(buf + i, len - i, G_C_NL) - 1;
 	}
 	clean[n] = 0;
 	*cl = n;

@@ -304,7 +304,14 @@ void sv_free(struct sv *a);
 #define G_C_NL    4u /* \n: also separates fields */
 #define G_C_EXP   8u /* \\ ' " $: start an escape, a quote or an expansion */
 #define G_C_DQ   16u /* NUL \n " \\ $: not copied as is inside "..." */
+#define G_C_RAW  32u /* NUL \r: what a config's lines lose (clean_copy) */
 extern const unsigned char g_ctype[256];
+/* How many bytes of s[0..n) come before the first with a class of mask
+ * (g_span, like strcspn), or before the first without one (g_skip). Not
+ * instrumented for coverage: scans whose per-byte comparisons guide no
+ * fuzzer, and were a traced call each (docs/fuzzing.md). */
+size_t g_span(const char *s, size_t n, unsigned mask);
+size_t g_skip(const char *s, size_t n, unsigned mask);
 
 static inline int g_is_blank(char c)
 {

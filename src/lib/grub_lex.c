@@ -175,14 +175,39 @@ void sv_free(struct sv *a)
 
 const unsigned char g_ctype[256] = {
 	[' '] = G_C_BLANK | G_C_STOP, ['\t'] = G_C_BLANK | G_C_STOP,
-	['\r'] = G_C_BLANK | G_C_STOP, ['\f'] = G_C_BLANK | G_C_STOP,
+	['\r'] = G_C_BLANK | G_C_STOP | G_C_RAW, ['\f'] = G_C_BLANK | G_C_STOP,
 	['\v'] = G_C_BLANK | G_C_STOP,
-	[0] = G_C_STOP | G_C_DQ, ['\n'] = G_C_STOP | G_C_NL | G_C_DQ, [';'] = G_C_STOP,
+	[0] = G_C_STOP | G_C_DQ | G_C_RAW, ['\n'] = G_C_STOP | G_C_NL | G_C_DQ, [';'] = G_C_STOP,
 	['{'] = G_C_STOP, ['}'] = G_C_STOP, ['|'] = G_C_STOP, ['&'] = G_C_STOP,
 	['<'] = G_C_STOP, ['>'] = G_C_STOP, ['\\'] = G_C_STOP | G_C_EXP | G_C_DQ,
 	['\''] = G_C_STOP | G_C_EXP, ['"'] = G_C_STOP | G_C_EXP | G_C_DQ,
 	['$'] = G_C_STOP | G_C_EXP | G_C_DQ,
 };
+
+/* clang 13+ under libFuzzer: see arena.c */
+#if defined(__clang__) && __clang_major__ >= 13
+#define G_NO_COV __attribute__((no_sanitize("coverage")))
+#else
+#define G_NO_COV
+#endif
+
+G_NO_COV size_t g_span(const char *s, size_t n, unsigned mask)
+{
+	size_t i = 0;
+
+	while (i < n && !(g_ctype[(unsigned char)s[i]] & mask))
+		i++;
+	return i;
+}
+
+G_NO_COV size_t g_skip(const char *s, size_t n, unsigned mask)
+{
+	size_t i = 0;
+
+	while (i < n && (g_ctype[(unsigned char)s[i]] & mask))
+		i++;
+	return i;
+}
 
 /* Copy the variable reference at s[L->i] == '$' into b, checked as GRUB's
  * lexer does: $name, $digits, $? $# $@ $*, ${name} (same names). Returns
@@ -236,13 +261,6 @@ static void lex_escape(struct lexer *L, struct sb *b)
 	L->i += 2;
 }
 
-/* A character that neither ends a word nor starts a quote, escape or
- * variable reference. */
-static int lex_plain(char c)
-{
-	return !(g_ctype[(unsigned char)c] & G_C_STOP);
-}
-
 static enum tok lex_scan(struct lexer *L, char **word, int *line)
 {
 	const char *s = L->s;
@@ -250,16 +268,14 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 
 	*word = NULL;
 	for (;;) {
-		while (L->i < L->n && g_is_blank(s[L->i]))
-			L->i++;
+		L->i += g_skip(s + L->i, L->n - L->i, G_C_BLANK);
 		if (L->i + 1 < L->n && s[L->i] == '\\' && s[L->i + 1] == '\n') {
 			L->i += 2;
 			L->line++;
 			continue;
 		}
 		if (L->i < L->n && s[L->i] == '#') {
-			while (L->i < L->n && s[L->i] != '\n')
-				L->i++;
+			L->i += g_span(s + L->i, L->n - L->i, G_C_NL);
 			continue;
 		}
 		break;
@@ -327,8 +343,7 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 				size_t j = L->i;
 
 				/* a run of characters copied as they are, at once */
-				while (j < L->n && !(g_ctype[(unsigned char)s[j]] & G_C_DQ))
-					j++;
+				j += g_span(s + j, L->n - j, G_C_DQ);
 				if (j > L->i) {
 					sb_putn(&b, s + L->i, j - L->i);
 					L->i = j;
@@ -365,8 +380,7 @@ static enum tok lex_scan(struct lexer *L, char **word, int *line)
 		{
 			size_t j = L->i + 1;
 
-			while (j < L->n && lex_plain(s[j]))
-				j++;
+			j += g_span(s + j, L->n - j, G_C_STOP);
 			sb_putn(&b, s + L->i, j - L->i);
 			L->i = j;
 		}

@@ -156,6 +156,23 @@ int main(void)
 		CHECK_INT(n_default(), 1);
 		CHECK_STR(L.v[0].source, "t.cfg:3");
 	}
+	TEST("grub CRLF lines and a NUL: carriage returns dropped, a NUL ends its line") {
+		static const char cfg[] = "set x=1\r\nmenuentry 'A\r' {\r\n"
+			"  linux /vmlinuz-a v=$x\0 w=2\n  ignored\r\n"
+			"  initrd /i\r\r\n}\r\n\0\0\n"
+			"menuentry B { linux /b; }";
+
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse_buf(NULL, NULL, "t.cfg", cfg, sizeof(cfg) - 1, &L), 0);
+		CHECK_INT(L.n, 2);
+		if (L.n == 2) {
+			CHECK_STR(L.v[0].title, "A");
+			CHECK_STR(L.v[0].kernel, "/vmlinuz-a");
+			CHECK_STR(L.v[0].cmdline, "v=1");
+			CHECK_INT(L.v[0].n_initrd, 1);
+			CHECK_STR(L.v[1].title, "B");
+		}
+	}
 	TEST("grub no timeout, default by title and by id") {
 		parse("menuentry A --id a-id { linux /a }\n"
 		      "menuentry B --id=b-id { linux /b }\n"
