@@ -13,7 +13,7 @@
 #     CPU seconds, and those of a harness that returns at once (what
 #     libFuzzer itself costs for reading and running that many inputs);
 #  3. equal time: SECONDS_EACH (default 60) of fuzzing each, alone, from
-#     the seeds: libFuzzer's exec/s. A faster binary gets further in the
+#     the seeds, ROUNDS times alternating: libFuzzer's exec/s (median). A faster binary gets further in the
 #     same time, to larger inputs and more edges, which costs it: this
 #     measure favours the slower one.
 # Needs clang (libFuzzer) and git history (a clone, not an archive).
@@ -97,18 +97,22 @@ echo "best of $rounds: before $sb, now $sn, floor $sf CPU s: now is $(awk -v a="
 	"without the floor $(awk -v a="$sb" -v b="$sn" -v f="$sf" 'BEGIN {printf "%.1f", (a - f) / (b - f)}')x"
 
 echo
-echo "3. equal time: $secs s each from fuzz/corpus/grub, alone"
-printf '| %-6s | %9s | %6s | %5s |\n' binary execs 'exec/s' edges
-printf '|--------|-----------|--------|-------|\n'
-for b in before now; do
-	bin=$B; [ $b = now ] && bin=$N
-	d=$W/time-$b
-	rm -rf "$d"; mkdir -p "$d"; cp -r fuzz/corpus/grub "$d/c"
-	"$bin" -max_total_time="$secs" -print_final_stats=1 "$d/c" >"$d/log" 2>&1
-	e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$d/log")
-	echo "$b $e" >>"$W/time.txt"
-	printf '| %-6s | %9s | %6s | %5s |\n' $b "$e" "$((e / secs))" "$(sed -n 's/.*DONE *cov: \([0-9]*\).*/\1/p' "$d/log")"
+echo "3. equal time: $secs s each from fuzz/corpus/grub, alone, $rounds rounds alternating"
+printf '| %-6s | %-5s | %9s | %6s | %5s |\n' binary round execs 'exec/s' edges
+printf '|--------|-------|-----------|--------|-------|\n'
+for r in $(seq "$rounds"); do
+	for b in before now; do
+		bin=$B; [ $b = now ] && bin=$N
+		d=$W/time-$b-$r
+		rm -rf "$d"; mkdir -p "$d"; cp -r fuzz/corpus/grub "$d/c"
+		"$bin" -max_total_time="$secs" -print_final_stats=1 "$d/c" >"$d/log" 2>&1
+		e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$d/log")
+		echo "$b $e" >>"$W/time.txt"
+		printf '| %-6s | %-5s | %9s | %6s | %5s |\n' $b $r "$e" "$((e / secs))" \
+			"$(sed -n 's/.*DONE *cov: \([0-9]*\).*/\1/p' "$d/log")"
+	done
 done
-eb=$(awk '/^before /{print $2}' "$W/time.txt"); en=$(awk '/^now /{print $2}' "$W/time.txt")
-echo "now ran $(awk -v a="$eb" -v b="$en" 'BEGIN {printf "%.1f", b / a}')x the executions of before"
+tmed() { grep "^$1 " "$W/time.txt" | awk '{print $2}' | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+eb=$(tmed before); en=$(tmed now)
+echo "median executions: before $eb, now $en: now ran $(awk -v a="$eb" -v b="$en" 'BEGIN {printf "%.1f", b / a}')x the executions of before"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
