@@ -559,17 +559,6 @@ static int memo_key(struct memo *m, const struct lb_fs *fs, const char *path,
 	return 0;
 }
 
-static char *memdup0(const char *s, size_t n)
-{
-	char *c = malloc(n + 1);
-
-	if (c) {
-		memcpy(c, s, n);
-		c[n] = 0;
-	}
-	return c;
-}
-
 int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len)
 {
@@ -580,7 +569,7 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	if (m && m->path) {
 		if (m->r)
 			return m->r;
-		if (!(*buf = memdup0(m->buf, m->len)))
+		if (!(*buf = lb_memdup0(m->buf, m->len)))
 			return -ENOMEM;
 		n = m->len;
 	} else {
@@ -590,7 +579,7 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 			return r;
 		}
 		if (m && !memo_key(m, fs, path, M_READ, max) &&
-		    !(m->buf = memdup0(*buf, n))) {
+		    !(m->buf = lb_memdup0(*buf, n))) {
 			free(m->path); /* not kept after all */
 			m->path = NULL;
 			memo_n--;

@@ -190,6 +190,17 @@ fail:
 	return rc;
 }
 
+char *lb_memdup0(const void *s, size_t n)
+{
+	char *c = n < SIZE_MAX ? malloc(n + 1) : NULL;
+
+	if (c) {
+		memcpy(c, s, n);
+		c[n] = 0;
+	}
+	return c;
+}
+
 int lb_read_attr(const char *path, char *buf, size_t sz)
 {
 	ssize_t n;

@@ -37,6 +37,10 @@ int lb_read_attr(const char *path, char *buf, size_t sz);
 /* Write val to an attribute file in one write(2) (sysfs takes one). */
 int lb_write_attr(const char *path, const char *val);
 
+/* A malloc'd copy of the n bytes at s (NULs included) with a NUL after
+ * them; NULL when out of memory. */
+char *lb_memdup0(const void *s, size_t n);
+
 /* Format a one-line error into err (errsz bytes; nothing when err is NULL). */
 void lb_seterr(char *err, size_t errsz, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io.h"
 #include "ipxe.h"
 
 /* ---- small helpers --------------------------------------------------- */
@@ -24,17 +25,6 @@ static char *xstrdup(const char *s)
 
 	if (p)
 		memcpy(p, s, n + 1);
-	return p;
-}
-
-static char *xstrndup(const char *s, size_t n)
-{
-	char *p = malloc(n + 1);
-
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = 0;
-	}
 	return p;
 }
 
@@ -1011,7 +1001,7 @@ static char *url_basename(const char *url)
 		b--;
 	if (b == e)
 		return NULL;
-	return xstrndup(b, (size_t)(e - b));
+	return lb_memdup0(b, (size_t)(e - b));
 }
 
 /* Download a new image and register it. */
@@ -1199,7 +1189,7 @@ static int set_result_image(struct st *s, enum lb_ipxe_action act,
 		if (im->cmdline && *im->cmdline) {
 			const char *c = im->cmdline, *m;
 			size_t l = strcspn(c, " ");
-			if (!(d->cpio_name = xstrndup(c, l)) ||
+			if (!(d->cpio_name = lb_memdup0(c, l)) ||
 			    !(d->cpio_args = xstrdup(c)))
 				return -ENOMEM;
 			/* iPXE's image_argument: "key" at the start or after
