@@ -28,16 +28,11 @@
 
 #define CHUNK_DEFAULT (32u << 10)
 
-/* Not instrumented for coverage under libFuzzer (clang 13+): the branches
- * here follow allocation sizes and chunk boundaries, not the structure of
- * a fuzzer's input, and the GRUB harness allocates from the arena for
- * every word it lexes and expands: tracing these comparisons was ~5% of
- * its time for no guidance (docs/fuzzing.md). ASan still checks it all. */
-#if defined(__clang__) && __clang_major__ >= 13
-#define NO_COV __attribute__((no_sanitize("coverage")))
-#else
-#define NO_COV
-#endif
+/* Not instrumented for coverage (LB_NO_COV): the branches here follow
+ * allocation sizes and chunk boundaries, not the structure of a fuzzer's
+ * input, and the GRUB harness allocates from the arena for every word it
+ * lexes and expands: tracing these comparisons was ~5% of its time for no
+ * guidance (docs/fuzzing.md). ASan still checks it all. */
 
 struct lb_arena_chunk {
 	struct lb_arena_chunk *prev;
@@ -50,7 +45,7 @@ _Static_assert(offsetof(struct lb_arena_chunk, data) % 16 == 0, "chunk data alig
 
 /* The bytes an allocation of n takes in a chunk: 8-aligned, plus the
  * redzone; (size_t)-1 on overflow. */
-NO_COV static size_t extent(size_t n)
+LB_NO_COV static size_t extent(size_t n)
 {
 	if (n > SIZE_MAX - 8 - REDZONE)
 		return (size_t)-1;
@@ -68,7 +63,7 @@ void lb_arena_chunk(struct lb_arena *a, size_t bytes)
 	a->chunk = bytes;
 }
 
-NO_COV static size_t chunk_size(const struct lb_arena *a)
+LB_NO_COV static size_t chunk_size(const struct lb_arena *a)
 {
 	return a->chunk ? a->chunk : CHUNK_DEFAULT;
 }
@@ -91,7 +86,7 @@ static struct lb_arena_chunk *pool[POOL_CLASSES];
 static size_t pool_bytes, pool_max = POOL_DEFAULT;
 
 /* floor(log2(n)), n > 0 */
-NO_COV static unsigned ilog2(size_t n)
+LB_NO_COV static unsigned ilog2(size_t n)
 {
 	unsigned k = 0;
 
@@ -135,7 +130,7 @@ size_t lb_arena_pool_held(void)
 /* A pooled chunk of at least cap and at most most bytes, or NULL: the
  * head of the class that starts at or above cap, or of cap's own class
  * if that head is large enough. */
-NO_COV static struct lb_arena_chunk *pool_take(size_t cap, size_t most)
+LB_NO_COV static struct lb_arena_chunk *pool_take(size_t cap, size_t most)
 {
 	struct lb_arena_chunk *c = NULL;
 	unsigned k;
@@ -156,7 +151,7 @@ NO_COV static struct lb_arena_chunk *pool_take(size_t cap, size_t most)
 	return c;
 }
 
-NO_COV static void chunk_free(struct lb_arena *a, struct lb_arena_chunk *c)
+LB_NO_COV static void chunk_free(struct lb_arena *a, struct lb_arena_chunk *c)
 {
 	size_t sz = c->cap + sizeof(*c);
 	int kept = 0;
@@ -182,13 +177,13 @@ NO_COV static void chunk_free(struct lb_arena *a, struct lb_arena_chunk *c)
 }
 
 /* Room for `bytes` more chunk bytes under the cap. */
-NO_COV static int fits(const struct lb_arena *a, size_t bytes)
+LB_NO_COV static int fits(const struct lb_arena *a, size_t bytes)
 {
 	return !a->max || (a->total <= a->max && bytes <= a->max - a->total);
 }
 
 /* A chunk with room for `need` bytes on top of the stack. */
-NO_COV static int new_chunk(struct lb_arena *a, size_t need)
+LB_NO_COV static int new_chunk(struct lb_arena *a, size_t need)
 {
 	struct lb_arena_chunk *c = a->spare;
 	size_t cap = chunk_size(a), base = need > cap ? need : cap;
@@ -226,7 +221,7 @@ NO_COV static int new_chunk(struct lb_arena *a, size_t need)
 	return 0;
 }
 
-NO_COV int lb_arena_alloc(struct lb_arena *a, size_t n, void **out)
+LB_NO_COV int lb_arena_alloc(struct lb_arena *a, size_t n, void **out)
 {
 	size_t e = extent(n);
 	void *p;
@@ -247,7 +242,7 @@ NO_COV int lb_arena_alloc(struct lb_arena *a, size_t n, void **out)
 	return 0;
 }
 
-NO_COV int lb_arena_grow(struct lb_arena *a, void *p, size_t old, size_t n, void **out)
+LB_NO_COV int lb_arena_grow(struct lb_arena *a, void *p, size_t old, size_t n, void **out)
 {
 	struct lb_arena_chunk *c = a->top;
 	void *q;
@@ -278,14 +273,14 @@ NO_COV int lb_arena_grow(struct lb_arena *a, void *p, size_t old, size_t n, void
 	return 0;
 }
 
-NO_COV struct lb_arena_mark lb_arena_mark(const struct lb_arena *a)
+LB_NO_COV struct lb_arena_mark lb_arena_mark(const struct lb_arena *a)
 {
 	struct lb_arena_mark m = { a->top, a->top ? a->top->used : 0 };
 
 	return m;
 }
 
-NO_COV void lb_arena_release(struct lb_arena *a, struct lb_arena_mark m)
+LB_NO_COV void lb_arena_release(struct lb_arena *a, struct lb_arena_mark m)
 {
 	while (a->top && a->top != m.c) {
 		struct lb_arena_chunk *c = a->top;

@@ -559,6 +559,15 @@ static int memo_key(struct memo *m, const struct lb_fs *fs, const char *path,
 	return 0;
 }
 
+/* Give back the slot memo_key just filled (what it was to keep could not
+ * be copied). */
+static void memo_unkey(struct memo *m)
+{
+	free(m->path);
+	m->path = NULL;
+	memo_n--;
+}
+
 int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len)
 {
@@ -573,19 +582,17 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 			return -ENOMEM;
 		n = m->len;
 	} else {
-		if ((r = fs_read(fs, path, max, buf, &n)))  {
+		if ((r = fs_read(fs, path, max, buf, &n))) {
 			if (m && r != -ENOMEM && !memo_key(m, fs, path, M_READ, max))
 				m->r = r;
 			return r;
 		}
-		if (m && !memo_key(m, fs, path, M_READ, max) &&
-		    !(m->buf = lb_memdup0(*buf, n))) {
-			free(m->path); /* not kept after all */
-			m->path = NULL;
-			memo_n--;
+		if (m && !memo_key(m, fs, path, M_READ, max)) {
+			if ((m->buf = lb_memdup0(*buf, n)))
+				m->len = n;
+			else
+				memo_unkey(m);
 		}
-		if (m && m->path)
-			m->len = n;
 	}
 	if (lb_fs_read_hook)
 		lb_fs_read_hook(lb_fs_read_hook_arg, fs, path, (const uint8_t *)*buf, n);
@@ -646,13 +653,10 @@ int lb_fs_list(const struct lb_fs *fs, const char *path, char ***names,
 		return r;
 	}
 	if (m && !memo_key(m, fs, path, M_LIST, 0)) {
-		if ((m->names = names_dup(*names, *n))) {
+		if ((m->names = names_dup(*names, *n)))
 			m->len = *n;
-		} else {
-			free(m->path);
-			m->path = NULL;
-			memo_n--;
-		}
+		else
+			memo_unkey(m);
 	}
 	return 0;
 }

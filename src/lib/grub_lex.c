@@ -184,14 +184,7 @@ const unsigned char g_ctype[256] = {
 	['$'] = G_C_STOP | G_C_EXP | G_C_DQ,
 };
 
-/* clang 13+ under libFuzzer: see arena.c */
-#if defined(__clang__) && __clang_major__ >= 13
-#define G_NO_COV __attribute__((no_sanitize("coverage")))
-#else
-#define G_NO_COV
-#endif
-
-G_NO_COV size_t g_span(const char *s, size_t n, unsigned mask)
+LB_NO_COV size_t g_span(const char *s, size_t n, unsigned mask)
 {
 	size_t i = 0;
 
@@ -200,7 +193,7 @@ G_NO_COV size_t g_span(const char *s, size_t n, unsigned mask)
 	return i;
 }
 
-G_NO_COV size_t g_skip(const char *s, size_t n, unsigned mask)
+LB_NO_COV size_t g_skip(const char *s, size_t n, unsigned mask)
 {
 	size_t i = 0;
 
