@@ -5,7 +5,7 @@
 #     ECDHE-ECDSA with ChaCha20-Poly1305), curl (OpenSSL) as the peer, from
 #     nginx in a private network namespace; best of RUNS;
 #  2. what TLS adds to out/lboot-target: stripped bytes and xz -6 bytes, now
-#     and at the commit before src/crypto/tls.c came (built from `git
+#     and at the commit before src/net/tls.c came (built from `git
 #     archive` in a temp dir; BENCH_SIZE=0 skips it).
 #   bench/https.sh [RUNS]      (needs `make out/lboot out/lboot-target`)
 cd "$(dirname "$0")/.." || exit 1
@@ -14,7 +14,7 @@ runs=${1:-3}
 
 if [ -z "$LBOOT_BENCH_NETNS" ]; then
 	if [ "${BENCH_SIZE:-1}" = 1 ]; then
-		base=$(git log --format=%H --diff-filter=A -- src/crypto/tls.c | tail -1)
+		base=$(git log --format=%H --diff-filter=A -- src/net/tls.c | tail -1)
 		if [ -n "$base" ] && [ -x out/lboot-target ]; then
 			B=$(mktemp -d /tmp/lboot-bench-base.XXXXXX)
 			git archive "$base^" | tar -x -C "$B"
@@ -33,7 +33,7 @@ if [ -z "$LBOOT_BENCH_NETNS" ]; then
 			fi
 			rm -rf "$B"
 		else
-			echo "# sizes: no commit adding src/crypto/tls.c, or out/lboot-target not built"
+			echo "# sizes: no commit adding src/net/tls.c, or out/lboot-target not built"
 		fi
 		echo
 	fi

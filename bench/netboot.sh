@@ -2,7 +2,7 @@
 # Network boot figures for issue 13, printed side by side, never asserted:
 #  1. size: what networking and TLS add to out/lboot-target (stripped and
 #     xz bytes), by linking it again from the same objects (build/target)
-#     without them: without src/crypto/tls.c, and without every network
+#     without them: without src/net/tls.c, and without every network
 #     object (DHCP, TFTP, HTTP, rtnetlink, iPXE, pxelinux, netio, netif,
 #     netboot, the fetch/net/ipxe applets, TLS). The references left are
 #     set to 0 (--unresolved-symbols=ignore-all): those binaries are only

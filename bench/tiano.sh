@@ -1,11 +1,11 @@
 #!/bin/bash
 # EFI 1.1 / Tiano throughput and ratio (figures only, never asserted).
 # Builds an optimised (-O2, no sanitizers) copy of tests/host/tianotool.c
-# against src/lib/uefi/tiano.c and times compress/decompress on a few inputs.
+# against src/uefi/tiano.c and times compress/decompress on a few inputs.
 cd "$(dirname "$0")/.." || exit 1
 w=$(mktemp -d) || exit 1
 trap 'rm -rf "$w"' EXIT
-${CC:-gcc} -std=gnu11 -D_GNU_SOURCE -O2 -Isrc/lib -o "$w/tool" tests/host/tianotool.c src/lib/uefi/tiano.c || exit 1
+${CC:-gcc} -std=gnu11 -D_GNU_SOURCE -O2 -Isrc/lib -o "$w/tool" tests/host/tianotool.c src/uefi/tiano.c || exit 1
 
 python3 - "$w" <<'PY'
 import random, sys, os
@@ -17,7 +17,7 @@ PY
 src=$(ls /usr/lib/systemd/boot/efi/*.efi* 2>/dev/null | head -2)
 [ -n "$src" ] && cat $src $src $src $src > "$w/pe-x4"
 [ -f /usr/share/OVMF/OVMF_CODE.fd ] && head -c 4194304 /usr/share/OVMF/OVMF_CODE.fd > "$w/ovmf-4M"
-cat src/lib/*.c src/lib/uefi/*.c src/boot/*.c 2>/dev/null | head -c 4194304 > "$w/csource"
+cat src/*/*.c 2>/dev/null | head -c 4194304 > "$w/csource"
 
 now() { date +%s.%N; }
 printf '%-10s %-6s %10s %10s %7s %9s %9s\n' input alg bytes comp ratio 'comp MB/s' 'dec MB/s'

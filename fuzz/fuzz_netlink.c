@@ -1,4 +1,4 @@
-/* Fuzz the rtnetlink reply parser (src/lib/nlmsg.c): a datagram as the
+/* Fuzz the rtnetlink reply parser (src/net/nlmsg.c): a datagram as the
  * kernel would send it, walked message by message; each is parsed as a
  * link and as an error/ACK, whatever its type says. Seeds: real kernel
  * replies (link dumps with veth, bridge, VLAN, dummy links; an extended

@@ -1,4 +1,4 @@
-/* Fuzz the SNTP reply checks (src/lib/sntp.c). The first 8 bytes are the
+/* Fuzz the SNTP reply checks (src/net/sntp.c). The first 8 bytes are the
  * nonce our request carried (so the origin check can pass), the first 8
  * after them the era pivot; the rest is the reply. Checks the parser's
  * promises: on success the reply is mode 4, version 3/4, stratum 1..15,

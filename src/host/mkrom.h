@@ -1,6 +1,6 @@
 /*
  * lboot mkrom: turn an OVMF (or any EDK2) firmware image into a LinuxBoot
- * ROM. Host only; built on the UEFI image library (src/lib/uefi/uefi.h).
+ * ROM. Host only; built on the UEFI image library (src/uefi/uefi.h).
  *
  *   1. parse the base image, find the DXE volume (the one with DXE_CORE);
  *   2. remove every DXE driver/application not in the keep list, and always

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue 8: PID 1 recovers from a boot process that hangs. Two disks, each
 # with a BLS entry; vda1's is the default. lboot.fault_hang (a documented
-# fault-injection knob, src/boot/progress.h) makes the boot process stop
+# fault-injection knob, src/console/progress.h) makes the boot process stop
 # for good in one phase, as on a disk that never answers:
 #  1. scanning vda1's configs: PID 1 kills it after lboot.phase_timeout,
 #     names phase and device, starts again without vda1, boots vdb1's entry;

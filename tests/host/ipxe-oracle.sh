@@ -1,5 +1,5 @@
 #!/bin/bash
-# Real iPXE as the oracle for lboot's iPXE interpreter (src/lib/ipxe.c).
+# Real iPXE as the oracle for lboot's iPXE interpreter (src/config/ipxe.c).
 #
 # QEMU (SeaBIOS, TCG) network-boots with Debian's ipxe-qemu NIC ROM
 # (efi-virtio.rom, iPXE 1.0.0+git-20190125, its BIOS half) from QEMU's user

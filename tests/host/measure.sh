@@ -1,5 +1,5 @@
 #!/bin/bash
-# `lboot tpm measure` (src/boot/measure.c) against a real software TPM
+# `lboot tpm measure` (src/tpm/measure.c) against a real software TPM
 # (swtpm socket --tpm2, four active banks) with independent checkers:
 # tpm2_pcrread and tpm2_eventlog (tpm2-tools) read the PCRs and replay the
 # log lboot wrote; pesign computes the kernel's Authenticode digest, iconv +

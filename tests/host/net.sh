@@ -1,5 +1,5 @@
 #!/bin/bash
-# lboot net (src/boot/netif.c) against dnsmasq 2.90 as the DHCP server, in
+# lboot net (src/net/netif.c) against dnsmasq 2.90 as the DHCP server, in
 # private network namespaces (unshare -n): this script's namespace holds the
 # server ends, client namespaces (a `unshare -n sleep` each, entered with
 # nsenter) hold the client ends of veth pairs:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `lboot net ntp` (src/boot/ntp.c, src/lib/sntp.c: the client the boot flow
+# `lboot net ntp` (src/net/ntp.c, src/net/sntp.c: the client the boot flow
 # runs before TLS) against chrony (Debian's chronyd) on 127.0.0.1/::1 in a
 # private network namespace (unshare -n). chronyd runs with -x: it never
 # touches the clock, which the namespace shares with the host. The oracle

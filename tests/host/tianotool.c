@@ -1,5 +1,5 @@
 /*
- * Test-only driver for src/lib/uefi/tiano.c (built with ASan into
+ * Test-only driver for src/uefi/tiano.c (built with ASan into
  * build/tests/tianotool by mk/tiano.mk; used by tests/host/tiano.sh).
  *
  *   tianotool compress   efi|tiano IN OUT

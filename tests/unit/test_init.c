@@ -1,5 +1,5 @@
 /* PID 1's watch over the boot process: progress stamps, bounds per phase,
- * the supervisor killing a child stuck in a phase (src/boot/progress.c,
+ * the supervisor killing a child stuck in a phase (src/console/progress.c,
  * lb_supervise_once in src/boot/init.c). */
 #include <errno.h>
 #include <signal.h>

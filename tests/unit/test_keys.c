@@ -1,4 +1,4 @@
-/* The console key decoder: keys versus noise (src/lib/keys.h). */
+/* The console key decoder: keys versus noise (src/console/keys.h). */
 #include <string.h>
 
 #include "keys.h"

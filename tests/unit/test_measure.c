@@ -1,5 +1,5 @@
 /*
- * Measured boot (src/boot/measure.c) against a scripted TPM that keeps real
+ * Measured boot (src/tpm/measure.c) against a scripted TPM that keeps real
  * PCRs: the events' byte layouts (tagged events, UEFI_IMAGE_LOAD_EVENT,
  * device path, UCS-2 command line, separators, systemd-stub section events),
  * the command line digest and event data against the real OVMF + swtpm log

@@ -1,9 +1,9 @@
 /*
- * rtnetlink messages (src/lib/nlmsg.c): requests byte by byte against the
+ * rtnetlink messages (src/net/nlmsg.c): requests byte by byte against the
  * uapi layouts (nlmsghdr 16, ifinfomsg 16, ifaddrmsg 8, rtmsg 12, rtattr 4,
  * 4-byte alignment), reply parsing on crafted and truncated messages, and,
  * when the test may create a network namespace (root), the same code
- * against the running kernel (src/boot/netif.c: list links, set up, MTU,
+ * against the running kernel (src/net/netif.c: list links, set up, MTU,
  * address, route, the kernel's extended-ack error text).
  */
 #include <arpa/inet.h>

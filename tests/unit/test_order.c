@@ -1,4 +1,4 @@
-/* Boot order by policy (src/boot/order.c) over a fake sysfs: internal
+/* Boot order by policy (src/storage/order.c) over a fake sysfs: internal
  * before removable, then the hardware path, never the /dev name;
  * lboot.order= tokens. */
 #include <errno.h>

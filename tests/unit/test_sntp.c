@@ -1,7 +1,7 @@
 /*
- * SNTP: the reply checks of src/lib/sntp.c on packets built here per
+ * SNTP: the reply checks of src/net/sntp.c on packets built here per
  * RFC 5905 figure 8, the era arithmetic (era 1 starts 2036-02-07 06:28:16
- * UTC, RFC 5905 6), and src/boot/ntp.c's client against scripted servers
+ * UTC, RFC 5905 6), and src/net/ntp.c's client against scripted servers
  * on loopback (a forked child per case: a good answer, the first request
  * lost, a stale reply before the real one, a kiss-o'-death, silence, a
  * closed port, a silent server before a good one). tests/e2e/netboot-ntp.sh

@@ -1,6 +1,6 @@
 /* Verified boot in the boot flow: policy loading, config files checked at
  * scan time on the bytes parsed, and staged entries checked before kexec
- * (src/boot/policy.c, verify.c, scan.c's check). Signatures are made here
+ * (src/trust/policy.c, verify.c, scan.c's check). Signatures are made here
  * in minisign's format with libsodium (tests/host/sig.sh and
  * tests/e2e/verify-*.sh use the real minisign). */
 #include <errno.h>
