@@ -25,7 +25,7 @@ struct lb_entry {
 	char *initrd[LB_MAX_INITRDS]; /* paths inside `fs`, in order */
 	size_t n_initrd;
 	/* iPXE's "initrd URL /etc/x.conf mode=0600": initrd i is handed over
-	 * wrapped in newc cpio header(s) naming that path (src/lib/ipxe.h
+	 * wrapped in newc cpio header(s) naming that path (src/config/ipxe.h
 	 * lb_ipxe_cpio_header), built by the stage once the file's length is
 	 * known; path NULL: the file as is */
 	struct lb_initrd_cpio {

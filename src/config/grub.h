@@ -15,7 +15,7 @@
 /* A `save_env [-f FILE] VAR...` the config ran: GRUB writes these into its
  * environment block while it evaluates grub.cfg (Debian's and RHEL's
  * configs clear next_entry this way after grub-reboot). The interpreter
- * only records them; the boot flow writes them (src/boot/grubenv.c). */
+ * only records them; the boot flow writes them (src/firmware/grubenv.c). */
 struct lb_grub_save {
 	const struct lb_fs *fs;     /* where the environment block is */
 	char path[256];

@@ -10,7 +10,7 @@
  * PID 1 and of everything it starts become a pipe that a thread of PID 1
  * copies to each console (a console that stops taking bytes, e.g. held
  * by flow control, loses them after a bound instead of stalling the
- * others); the menu reads keys from all of them (src/boot/menu.c, one key
+ * others); the menu reads keys from all of them (src/console/menu.c, one key
  * decoder and one termios state per console). A console that cannot be
  * opened is named once and left out; with none but /dev/console, nothing
  * changes.

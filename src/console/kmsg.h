@@ -1,7 +1,7 @@
 /*
  * The kernel log (/dev/kmsg) as lboot writes and reads it, and the boot
  * log handed to the OS (docs/boot-state.md). Pure: no I/O here
- * (src/boot/log.c does it).
+ * (src/console/log.c does it).
  *
  * A message may start with a level marker, the kernel's own convention
  * (KERN_SOH, then a digit): LB_LOG_ERR "lboot: ...". Without one, a line

@@ -82,7 +82,7 @@ static void term_sane(struct term *t)
 	tcsetattr(t->fd, TCSANOW, &c);
 }
 
-/* Console input through the key decoder (src/lib/keys.h): noise is
+/* Console input through the key decoder (src/console/keys.h): noise is
  * counted and skipped; the keys that move the selection come as KEY_UP ...
  * KEY_PGDN, other escape sequences as one KEY_OTHER. */
 #define KEY_OTHER 0x100 /* Escape, Alt-x, Left/Right, function keys */

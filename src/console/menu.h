@@ -23,13 +23,13 @@ struct lb_menu_result {
 	char *cmdline;     /* edited command line (malloc'd) or NULL */
 	long last_key_ms;  /* CLOCK_MONOTONIC ms of the last key read, 0: none */
 	int idle;          /* LB_MENU_AUTO because nobody typed for a bound */
-	unsigned noise;    /* bytes read that were not keys (src/lib/keys.h) */
+	unsigned noise;    /* bytes read that were not keys (src/console/keys.h) */
 };
 
 struct lb_menu {
 	int in, out;            /* console fds (0, 1) */
 	/* n_ins > 0: read keys from each of these instead of `in` (every
-	 * console of console=, src/boot/console.h), each with its own raw
+	 * console of console=, src/console/console.h), each with its own raw
 	 * mode and key decoder; the shell runs on the one 's' came from */
 	const int *ins;
 	size_t n_ins;
@@ -67,7 +67,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 		struct lb_menu_result *res);
 
 /* The selection (0 .. k-1) after one of the keys LB_KS_UP, LB_KS_DOWN,
- * LB_KS_HOME, LB_KS_END, LB_KS_PGUP, LB_KS_PGDN (src/lib/keys.h),
+ * LB_KS_HOME, LB_KS_END, LB_KS_PGUP, LB_KS_PGDN (src/console/keys.h),
  * clamped at both ends; other keys leave it. */
 #define LB_MENU_PAGE 10
 size_t lb_menu_nav(size_t cur, size_t k, int keysym);

@@ -74,7 +74,7 @@ int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
 void lb_stage_free(struct lb_stage *st);
 
 /* Network entries: a kernel or initrd path that is a URL (tftp://,
- * http://, https://) is fetched (src/boot/netio.h) straight into its blob,
+ * http://, https://) is fetched (src/net/netio.h) straight into its blob,
  * with these options (TLS, timeouts; sink and progress are set by the
  * stage). NULL: lb_fetch's defaults, no TLS. The options are not copied. */
 struct lb_fetch_opts;

@@ -1,6 +1,6 @@
 /*
  * Network bring-up for the boot flow and `lboot net`: links over rtnetlink
- * (src/lib/nlmsg.c), and a DHCPv4 client (src/lib/dhcp4.c) that runs on
+ * (src/net/nlmsg.c), and a DHCPv4 client (src/net/dhcp4.c) that runs on
  * every Ethernet link with carrier at once; the first lease wins and is
  * applied (address/prefix, MTU, default route). Host and target; libc only;
  * no <linux/...h>.

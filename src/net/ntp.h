@@ -1,5 +1,5 @@
 /*
- * Time from NTP servers before TLS (src/lib/sntp.c packets over UDP).
+ * Time from NTP servers before TLS (src/net/sntp.c packets over UDP).
  * Host and target; libc only; no logging: one line in err on failure.
  *
  * lb_ntp_query asks the servers in order, one request at a time on a

@@ -60,7 +60,7 @@ int lb_fs_read(const struct lb_fs *fs, const char *path, size_t max,
 	       char **buf, size_t *len);
 /* Called (when set) with every file lb_fs_read returns, the exact bytes
  * the caller gets: the boot flow checks the signatures of config files on
- * the bytes that are parsed (src/boot/verify.c). Not thread-safe; set and
+ * the bytes that are parsed (src/trust/verify.c). Not thread-safe; set and
  * cleared around a scan. */
 extern void (*lb_fs_read_hook)(void *arg, const struct lb_fs *fs,
 			       const char *path, const uint8_t *buf, size_t len);

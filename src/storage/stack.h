@@ -3,7 +3,7 @@
  * without mdadm or lvm2: MD RAID1 arrays assembled through the md ioctls
  * and sysfs (array_state "readonly"), LVM2 logical volumes mapped through
  * the device-mapper ioctls (linear and striped tables, read-only), from the
- * superblocks and metadata lboot parses itself (src/lib/probe.c, lvm.c).
+ * superblocks and metadata lboot parses itself (src/storage/probe.c, lvm.c).
  * Also the mounts of XFS (norecovery when its log needs recovery) and
  * btrfs (the top-level subvolume, as GRUB addresses paths; the default
  * subvolume's path for btrfs_relative_path).

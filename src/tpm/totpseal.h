@@ -1,7 +1,7 @@
 /*
  * The owner's check (HEADS' TOTP without bash and GPG): a random TOTP
  * secret from the TPM, sealed to a PCR policy (sha256 bank, the PCRs' values
- * when sealed), its sealed object kept in a TPM NV index (src/lib/totprec.h
+ * when sealed), its sealed object kept in a TPM NV index (src/tpm/totprec.h
  * layout); every boot unseals it and shows the current code above the menu.
  * Used by `lboot tpm seal-totp` / `totp` and by src/boot/init.c.
  * Negative errno, or a positive TPM_RC (tpm2.h); never logs.

@@ -1,5 +1,5 @@
 /*
- * TPM transports for src/lib/tpm2.h: the kernel's TPM character devices
+ * TPM transports for src/tpm/tpm2.h: the kernel's TPM character devices
  * (/dev/tpmrm0, the resource manager, preferred; /dev/tpm0) and a TCP
  * connection to swtpm's data port (host tests: raw command bytes work
  * unchanged there). Every wait is bounded: a TPM that never answers costs

@@ -1,5 +1,5 @@
 /*
- * lib/uefi: parser, editor and serializer on synthetic images built here
+ * uefi: parser, editor and serializer on synthetic images built here
  * (independently of the library: own checksums, liblzma directly), plus a
  * full-rebuild check on Debian's OVMF when installed.
  */
