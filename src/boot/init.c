@@ -213,32 +213,6 @@ int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 	return n;
 }
 
-int lb_boot_select_default(struct lb_entries *l, const char *sel)
-{
-	char *end;
-	long v;
-
-	if (!sel || !*sel)
-		return -EINVAL;
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].id && !strcmp(l->v[i].id, sel)) {
-			lb_entries_set_default(l, i);
-			return 0;
-		}
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].title && !strcmp(l->v[i].title, sel)) {
-			lb_entries_set_default(l, i);
-			return 0;
-		}
-	errno = 0;
-	v = strtol(sel, &end, 10);
-	if (!errno && !*end && v >= 0 && (size_t)v < l->n) {
-		lb_entries_set_default(l, (size_t)v);
-		return 0;
-	}
-	return -ENOENT;
-}
-
 /* Where lboot's messages go (log.h): to the console, and in PID 1 to the
  * kernel log too; markers (kmsg.h) give a line its level. */
 static FILE *out_log;

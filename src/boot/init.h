@@ -7,9 +7,7 @@
 #include "fs.h"
 #include "unattended.h"
 
-#ifndef LB_VERSION
-#define LB_VERSION "0.1"
-#endif
+#include "version.h"
 
 #define LB_DEFAULT_TIMEOUT 5 /* seconds, when neither lboot.timeout nor the config set one */
 #define LB_DEFAULT_WAIT 5    /* seconds to wait for block devices (lboot.wait) */
@@ -53,10 +51,6 @@ void lb_boot_opts_init(struct lb_boot_opts *o);
  * ignored; malformed values keep the default). Returns how many were
  * recognised. */
 int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o);
-
-/* Pick entry `sel` (id, title, or 0-based index) as the default; returns 0
- * or -ENOENT. */
-int lb_boot_select_default(struct lb_entries *l, const char *sel);
 
 /*
  * The boot flow on the console (fds 0/1). Returns only when not PID 1:

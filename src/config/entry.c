@@ -151,3 +151,29 @@ long lb_entries_default(const struct lb_entries *l)
 			return (long)j;
 	return -1;
 }
+
+int lb_entries_select_default(struct lb_entries *l, const char *sel)
+{
+	char *end;
+	long v;
+
+	if (!sel || !*sel)
+		return -EINVAL;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].id && !strcmp(l->v[i].id, sel)) {
+			lb_entries_set_default(l, i);
+			return 0;
+		}
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].title && !strcmp(l->v[i].title, sel)) {
+			lb_entries_set_default(l, i);
+			return 0;
+		}
+	errno = 0;
+	v = strtol(sel, &end, 10);
+	if (!errno && !*end && v >= 0 && (size_t)v < l->n) {
+		lb_entries_set_default(l, (size_t)v);
+		return 0;
+	}
+	return -ENOENT;
+}

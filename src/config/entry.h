@@ -87,6 +87,10 @@ void lb_entries_remove(struct lb_entries *l, size_t i);
 void lb_entries_free(struct lb_entries *l);
 /* Mark entry i default and clear the flag on all others. */
 void lb_entries_set_default(struct lb_entries *l, size_t i);
+
+/* Pick entry `sel` (id, title, or 0-based index) as the default; returns 0
+ * or -ENOENT. */
+int lb_entries_select_default(struct lb_entries *l, const char *sel);
 /* Index of the default entry, or -1. */
 long lb_entries_default(const struct lb_entries *l);
 

@@ -762,7 +762,7 @@ static int exec_simple(struct interp *ip, struct node *nd)
 		r = 1;
 	} else if (!w.n) {
 		r = 0;
-	} else if ((cmd = g_cmd_find(w.v[0]))) {
+	} else if ((cmd = ip->cmd_find(w.v[0]))) {
 		r = cmd->fn(ip, nd, w.v, w.n);
 	} else if ((fn = g_find_func(ip, w.v[0]))) {
 		r = g_call_func(ip, fn, w.v, w.n);
@@ -931,7 +931,7 @@ int g_exec_node(struct interp *ip, struct node *nd)
 		struct sv w = { .ar = &ip->ar };
 
 		if (!g_expand_words(ip, nd->w.v, nd->w.n, &w))
-			r = g_cmd_menu(ip, nd, w.v, w.n);
+			r = ip->cmd_menu(ip, nd, w.v, w.n);
 		else
 			r = 1;
 		sv_free(&w);

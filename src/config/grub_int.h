@@ -6,7 +6,9 @@
  *   grub_eval.c   variables, expansion, devices and paths, budgets,
  *                 execution of the tree (g_run_script_buf)
  *   grub_cmds.c   the builtins and their sorted table (g_cmd_find)
- *   grub_menu.c   menu items -> lb_entry records, defaults, entry points
+ *   grub_menu.c   menu items -> lb_entry records, defaults, entry points;
+ *                 wires the builtins into the evaluator (ip->cmd_find), so
+ *                 the files depend one way: menu -> cmds -> eval -> parse -> lex
  *
  * A lexer and recursive descent parser for the GRUB script language
  * (grub-core/script: words, quotes, $variables, if/for/while/until,
@@ -240,7 +242,19 @@ struct ectx {
 
 enum flow { F_NONE, F_BREAK, F_CONTINUE, F_RETURN };
 
+struct interp;
+typedef int g_cmd_fn(struct interp *ip, struct node *nd, char **a, size_t n);
+struct g_cmd {
+	const char *name;
+	g_cmd_fn *fn;
+};
+
 struct interp {
+	/* The builtins (grub_cmds.c), wired in by grub_menu.c: the evaluator
+	 * runs commands only through these two, so grub_eval.c does not
+	 * depend on grub_cmds.c (which calls into the evaluator). */
+	const struct g_cmd *(*cmd_find)(const char *name);
+	g_cmd_fn *cmd_menu;
 	const struct lb_fsset *all;
 	const struct lb_fs *cfgfs;
 	struct lb_entries *out;
@@ -377,11 +391,6 @@ int g_run_script_buf(struct interp *ip, const char *name, const char *buf,
 		     size_t len, int file);
 
 /* --- grub_cmds.c --- */
-typedef int g_cmd_fn(struct interp *ip, struct node *nd, char **a, size_t n);
-struct g_cmd {
-	const char *name;
-	g_cmd_fn *fn;
-};
 /* The builtin named `name`, NULL if none (binary search in the table). */
 const struct g_cmd *g_cmd_find(const char *name);
 /* The whole table (sorted by strcmp), for tests. */

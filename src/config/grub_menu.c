@@ -294,6 +294,8 @@ static int parse_main(const struct lb_fsset *all, const struct lb_fs *fs,
 	 * fresh 32 KiB per run (what a larger expansion needs comes in a
 	 * chunk of its size; G_MAX_WORK bounds them all) */
 	lb_arena_chunk(&ip.ar, 4096);
+	ip.cmd_find = g_cmd_find;
+	ip.cmd_menu = g_cmd_menu;
 	ip.all = all;
 	ip.cfgfs = fs;
 	ip.out = &res;

@@ -2,6 +2,7 @@
  * to the OS (log.h, docs/boot-state.md). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,4 +190,16 @@ void lb_bootlog_handover(FILE *log)
 	else
 		fprintf(log, "lboot: boot log: %zu bytes in EFI variable %s-%s (written in %ld ms)\n",
 			wn, LB_BOOTLOG_VAR, LB_EFIVAR_GUID_LBOOT, ms_since(&t0));
+}
+
+void lb_logf(FILE *log, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log)
+		return;
+	va_start(ap, fmt);
+	vfprintf(log, fmt, ap);
+	va_end(ap);
+	fflush(log);
 }

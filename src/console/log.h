@@ -35,4 +35,8 @@ int lb_bootlog_collect(const char *kmsg_path, char *buf, size_t cap, size_t *len
  * log was not handed over. */
 void lb_bootlog_handover(FILE *log);
 
+/* fprintf to log and flush it; nothing when log is NULL (discovery's
+ * messages go to the console or nowhere in tests). */
+void lb_logf(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -19,9 +19,9 @@
 #include "bootstate.h"
 #include "efivar.h"
 #include "efivars.h"
-#include "init.h"
 #include "io.h"
 #include "probe.h"
+#include "version.h"
 
 #define LOADER LB_EFIVAR_GUID_LOADER
 
@@ -183,7 +183,7 @@ int lb_bootstate_select(struct lb_entries *l, const char *sel, int use_efi,
 		return 0;
 	}
 	if (sel && *sel) {
-		if (!lb_boot_select_default(l, sel))
+		if (!lb_entries_select_default(l, sel))
 			return 1;
 		fprintf(log, "lboot: lboot.default=%s: no such entry, keeping the configured default\n",
 			sel);

@@ -2,7 +2,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -565,18 +564,6 @@ static int set_str(char **dst, const char *s)
 	if (!s || !*s)
 		return 0;
 	return (*dst = strdup(s)) ? 0 : -ENOMEM;
-}
-
-void lb_logf(FILE *log, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!log)
-		return;
-	va_start(ap, fmt);
-	vfprintf(log, fmt, ap);
-	va_end(ap);
-	fflush(log);
 }
 
 int lb_discover(const struct lb_discover_opts *o, struct lb_fsset *set,

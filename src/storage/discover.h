@@ -7,20 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "blkdev.h"
 #include "fs.h"
-
-struct lb_blkdev {
-	char name[64];     /* kernel name: vda, vda1, sr0, nvme0n1p2 */
-	char disk[64];     /* the whole disk (== name for disks) */
-	unsigned partno;   /* partition number, 0 for a whole disk */
-	unsigned disk_idx; /* GRUB's N: hdN among disks, cdN among CD drives (sr*) */
-	int is_cd;         /* an optical drive: GRUB calls it cdN, not hdN */
-	int has_parts;     /* disk: the kernel found partitions on it */
-	int is_virtual;    /* an MD array or device-mapper device (md*, dm-*):
-			    * listed after the hardware disks, no hdN index */
-	uint64_t size;     /* in 512-byte sectors */
-	unsigned dev_major, dev_minor;
-};
+#include "log.h"
 
 struct lb_discover_opts {
 	const char *sysfs; /* default /sys/class/block */
@@ -34,10 +23,6 @@ struct lb_discover_opts {
 
 /* Compare kernel device names in a stable human order: sda < sdb < sdaa,
  * vda2 < vda10, nvme0n1 < nvme1n1. */
-/* fprintf to log and flush it; nothing when log is NULL (discovery's
- * messages go to the console or nowhere in tests). */
-void lb_logf(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 int lb_devname_cmp(const char *a, const char *b);
 
 /* List the block devices under opts->sysfs: disks sorted by name, each

@@ -15,9 +15,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "discover.h"
+#include "blkdev.h"
 #include "io.h"
 #include "le.h"
+#include "log.h"
 #include "lvm.h"
 #include "prefetch.h"
 #include "progress.h"

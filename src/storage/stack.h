@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "discover.h"
+#include "blkdev.h"
 
 struct lb_prefetch;
 

@@ -343,14 +343,14 @@ int main(void)
 			}
 		}
 		lb_entries_set_default(&l, 0);
-		CHECK_INT(lb_boot_select_default(&l, "c"), 0);
+		CHECK_INT(lb_entries_select_default(&l, "c"), 0);
 		CHECK_INT(lb_entries_default(&l), 2);
-		CHECK_INT(lb_boot_select_default(&l, "Beta"), 0);
+		CHECK_INT(lb_entries_select_default(&l, "Beta"), 0);
 		CHECK_INT(lb_entries_default(&l), 1);
-		CHECK_INT(lb_boot_select_default(&l, "0"), 0);
+		CHECK_INT(lb_entries_select_default(&l, "0"), 0);
 		CHECK_INT(lb_entries_default(&l), 0);
-		CHECK_INT(lb_boot_select_default(&l, "3"), -ENOENT);
-		CHECK_INT(lb_boot_select_default(&l, "zz"), -ENOENT);
+		CHECK_INT(lb_entries_select_default(&l, "3"), -ENOENT);
+		CHECK_INT(lb_entries_select_default(&l, "zz"), -ENOENT);
 		CHECK_INT(lb_entries_default(&l), 0);
 		lb_entries_free(&l);
 	}
