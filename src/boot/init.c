@@ -1,5 +1,6 @@
 /* Boot flow and PID 1. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -60,156 +61,196 @@ static int parse_secs(const char *v, int *out)
 	return 0;
 }
 
+/* The next whitespace-separated word of *p into tok (quotes group and are
+ * dropped, as the kernel's parser does; longer words are cut). 0 at the end. */
+static int next_word(const char **p, char *tok, size_t size)
+{
+	const char *s = *p;
+	size_t k = 0;
+	int quoted = 0;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	if (!*s) {
+		*p = s;
+		return 0;
+	}
+	while (*s && (quoted || (*s != ' ' && *s != '\t' && *s != '\n'))) {
+		if (*s == '"')
+			quoted = !quoted;
+		else if (k + 1 < size)
+			tok[k++] = *s;
+		s++;
+	}
+	tok[k] = 0;
+	*p = s;
+	return 1;
+}
+
+/* The value of word tok when it is key=VALUE (key ends in '='), else NULL. */
+static const char *opt_value(const char *tok, const char *key)
+{
+	size_t l = strlen(key);
+
+	return strncmp(tok, key, l) ? NULL : tok + l;
+}
+
+/* Copy v into a field of `size` bytes: 1, or 0 when it does not fit. */
+static int opt_copy(char *dst, size_t size, const char *v)
+{
+	size_t l = strlen(v);
+
+	if (l >= size)
+		return 0;
+	memcpy(dst, v, l + 1);
+	return 1;
+}
+
+/* Options whose value is kept as given (checked later, where it is used). */
+#define STR_OPT(key, field) \
+	{ key, offsetof(struct lb_boot_opts, field), sizeof(((struct lb_boot_opts *)0)->field) }
+static const struct str_opt {
+	const char *key;
+	size_t off, size;
+} str_opts[] = {
+	STR_OPT("lboot.fault_hang=", fault_hang),
+	STR_OPT("lboot.order=", order),
+	STR_OPT("lboot.net.iface=", net_iface),
+	STR_OPT("lboot.tpm=", tpm),
+	STR_OPT("lboot.measure=", measure),
+	STR_OPT("lboot.totp=", totp),
+	STR_OPT("lboot.verify=", verify),
+};
+
+/* lboot.boot=net: network boot by itself, always, before the disks. */
+static void opt_boot_net(struct lb_boot_opts *o)
+{
+	size_t l = strlen(o->order);
+
+	memcpy(o->net, "on", 3);
+	if (!strncmp(o->order, "net", 3) && (!o->order[3] || o->order[3] == ','))
+		return;
+	if (l && l + 4 < sizeof(o->order)) {
+		memmove(o->order + 4, o->order, l + 1);
+		memcpy(o->order, "net,", 4);
+	} else if (!l) {
+		memcpy(o->order, "net", 4);
+	}
+}
+
+/* Options about the network and its boot flow: 1 when tok was one and
+ * valid, 0 when it was one with a bad value, -1 when it is not one. */
+static int parse_net_option(const char *tok, struct lb_boot_opts *o)
+{
+	const char *v;
+	char *end;
+
+	if ((v = opt_value(tok, "lboot.net="))) {
+		if (strcmp(v, "auto") && strcmp(v, "on") && strcmp(v, "off"))
+			return 0;
+		return opt_copy(o->net, sizeof(o->net), v);
+	}
+	if (!strcmp(tok, "lboot.boot=net")) {
+		opt_boot_net(o);
+		return 1;
+	}
+	if ((v = opt_value(tok, "lboot.netboot="))) {
+		if (!opt_copy(o->netboot, sizeof(o->netboot), v))
+			return 0;
+		if (!o->net[0])
+			memcpy(o->net, "auto", 5);
+		return 1;
+	}
+	if ((v = opt_value(tok, "lboot.vlan="))) {
+		long id = strtol(v, &end, 10);
+
+		if (end == v || *end || id < 1 || id > 4094)
+			return 0;
+		o->vlan = (unsigned)id;
+		return 1;
+	}
+	if ((v = opt_value(tok, "lboot.ntp="))) {
+		struct lb_ntp_server sv;
+
+		if (strcmp(v, "off") &&
+		    (strlen(v) >= sizeof(o->ntp) || lb_ntp_server_parse(v, &sv)))
+			return 0;
+		return opt_copy(o->ntp, sizeof(o->ntp), v);
+	}
+	if ((v = opt_value(tok, "lboot.net.timeout=")))
+		return !parse_secs(v, &o->net_timeout);
+	return -1;
+}
+
+/* One word of the command line: 1 when it was an lboot option with a
+ * valid value (and o took it), else 0. */
+static int parse_option(const char *tok, struct lb_boot_opts *o)
+{
+	const char *v;
+	char *end;
+	int r;
+
+	for (size_t i = 0; i < sizeof(str_opts) / sizeof(str_opts[0]); i++)
+		if ((v = opt_value(tok, str_opts[i].key)))
+			return opt_copy((char *)o + str_opts[i].off, str_opts[i].size, v);
+	if ((v = opt_value(tok, "lboot.timeout=")))
+		return !parse_secs(v, &o->timeout);
+	if ((v = opt_value(tok, "lboot.wait=")))
+		return !parse_secs(v, &o->wait);
+	if ((v = opt_value(tok, "lboot.settle="))) {
+		long ms = strtol(v, &end, 10);
+
+		if (end == v || *end || ms < 0 || ms > 60000)
+			return 0;
+		o->settle_ms = ms ? (int)ms : 1;
+		return 1;
+	}
+	if ((v = opt_value(tok, "lboot.default="))) { /* cut to fit */
+		size_t l = strlen(v);
+
+		if (l >= sizeof(o->default_sel))
+			l = sizeof(o->default_sel) - 1;
+		memcpy(o->default_sel, v, l);
+		o->default_sel[l] = 0;
+		return 1;
+	}
+	if ((v = opt_value(tok, "lboot.phase_timeout="))) {
+		int ms[LB_PHASE_N] = { 0 };
+
+		if (strlen(v) >= sizeof(o->phase_timeout) || lb_progress_parse_timeouts(v, ms))
+			return 0;
+		return opt_copy(o->phase_timeout, sizeof(o->phase_timeout), v);
+	}
+	if (!strcmp(tok, "lboot.fault_dropcaches=1") ||
+	    !strcmp(tok, "lboot.fault_dropcaches=0")) {
+		o->fault_dropcaches = tok[23] == '1';
+		return 1;
+	}
+	if ((v = opt_value(tok, "lboot.kexec="))) {
+		int m = lb_kexec_mode_parse(v);
+
+		if (m < 0)
+			return 0;
+		o->kexec_mode = m;
+		return 1;
+	}
+	if (!strcmp(tok, "lboot.debug") || !strcmp(tok, "lboot.debug=1")) {
+		o->debug = 1;
+		return 1;
+	}
+	if ((r = parse_net_option(tok, o)) >= 0)
+		return r;
+	return lb_unattended_parse(tok, &o->unattended) > 0;
+}
+
 int lb_boot_parse_cmdline(const char *cmdline, struct lb_boot_opts *o)
 {
 	const char *p = cmdline;
+	char tok[256];
 	int n = 0;
 
-	while (p && *p) {
-		char tok[256];
-		size_t k = 0;
-		int quoted = 0;
-
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (!*p)
-			break;
-		while (*p && (quoted || (*p != ' ' && *p != '\t' && *p != '\n'))) {
-			if (*p == '"')
-				quoted = !quoted;
-			else if (k + 1 < sizeof(tok))
-				tok[k++] = *p;
-			p++;
-		}
-		tok[k] = 0;
-		if (!strncmp(tok, "lboot.timeout=", 14)) {
-			if (!parse_secs(tok + 14, &o->timeout))
-				n++;
-		} else if (!strncmp(tok, "lboot.settle=", 13)) {
-			char *end;
-			long ms = strtol(tok + 13, &end, 10);
-			if (end != tok + 13 && !*end && ms >= 0 && ms <= 60000) {
-				o->settle_ms = ms ? (int)ms : 1;
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.wait=", 11)) {
-			if (!parse_secs(tok + 11, &o->wait))
-				n++;
-		} else if (!strncmp(tok, "lboot.default=", 14)) {
-			size_t l = strlen(tok + 14);
-			if (l >= sizeof(o->default_sel))
-				l = sizeof(o->default_sel) - 1;
-			memcpy(o->default_sel, tok + 14, l);
-			o->default_sel[l] = 0;
-			n++;
-		} else if (!strncmp(tok, "lboot.phase_timeout=", 20)) {
-			int ms[LB_PHASE_N] = { 0 };
-			size_t l = strlen(tok + 20);
-			if (l < sizeof(o->phase_timeout) &&
-			    !lb_progress_parse_timeouts(tok + 20, ms)) {
-				memcpy(o->phase_timeout, tok + 20, l + 1);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.fault_hang=", 17)) {
-			size_t l = strlen(tok + 17);
-			if (l < sizeof(o->fault_hang)) {
-				memcpy(o->fault_hang, tok + 17, l + 1);
-				n++;
-			}
-		} else if (!strcmp(tok, "lboot.fault_dropcaches=1") ||
-			   !strcmp(tok, "lboot.fault_dropcaches=0")) {
-			o->fault_dropcaches = tok[23] == '1';
-			n++;
-		} else if (!strncmp(tok, "lboot.net=", 10)) {
-			if (!strcmp(tok + 10, "auto") || !strcmp(tok + 10, "on") ||
-			    !strcmp(tok + 10, "off")) {
-				memcpy(o->net, tok + 10, strlen(tok + 10) + 1);
-				n++;
-			}
-		} else if (!strcmp(tok, "lboot.boot=net")) {
-			/* network boot by itself: always, before the disks */
-			size_t l = strlen(o->order);
-			memcpy(o->net, "on", 3);
-			if (strncmp(o->order, "net", 3) || (o->order[3] && o->order[3] != ',')) {
-				if (l && l + 4 < sizeof(o->order)) {
-					memmove(o->order + 4, o->order, l + 1);
-					memcpy(o->order, "net,", 4);
-				} else if (!l) {
-					memcpy(o->order, "net", 4);
-				}
-			}
-			n++;
-		} else if (!strncmp(tok, "lboot.order=", 12)) {
-			if (strlen(tok + 12) < sizeof(o->order)) {
-				memcpy(o->order, tok + 12, strlen(tok + 12) + 1);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.netboot=", 14)) {
-			if (strlen(tok + 14) < sizeof(o->netboot)) {
-				memcpy(o->netboot, tok + 14, strlen(tok + 14) + 1);
-				if (!o->net[0])
-					memcpy(o->net, "auto", 5);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.vlan=", 11)) {
-			char *end;
-			long v = strtol(tok + 11, &end, 10);
-			if (end != tok + 11 && !*end && v >= 1 && v <= 4094) {
-				o->vlan = (unsigned)v;
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.net.iface=", 16)) {
-			if (strlen(tok + 16) < sizeof(o->net_iface)) {
-				memcpy(o->net_iface, tok + 16, strlen(tok + 16) + 1);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.ntp=", 10)) {
-			struct lb_ntp_server sv;
-			if (!strcmp(tok + 10, "off") ||
-			    (strlen(tok + 10) < sizeof(o->ntp) && !lb_ntp_server_parse(tok + 10, &sv))) {
-				memcpy(o->ntp, tok + 10, strlen(tok + 10) + 1);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.net.timeout=", 18)) {
-			if (!parse_secs(tok + 18, &o->net_timeout))
-				n++;
-		} else if (!strncmp(tok, "lboot.tpm=", 10)) {
-			size_t l = strlen(tok + 10);
-			if (l < sizeof(o->tpm)) {
-				memcpy(o->tpm, tok + 10, l + 1);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.measure=", 14)) {
-			size_t l = strlen(tok + 14);
-			if (l < sizeof(o->measure)) {
-				memcpy(o->measure, tok + 14, l + 1);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.totp=", 11)) {
-			size_t l = strlen(tok + 11);
-			if (l < sizeof(o->totp)) {
-				memcpy(o->totp, tok + 11, l + 1);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.verify=", 13)) {
-			size_t l = strlen(tok + 13);
-			if (l < sizeof(o->verify)) {
-				memcpy(o->verify, tok + 13, l + 1);
-				n++;
-			}
-		} else if (!strncmp(tok, "lboot.kexec=", 12)) {
-			int m = lb_kexec_mode_parse(tok + 12);
-			if (m >= 0) {
-				o->kexec_mode = m;
-				n++;
-			}
-		} else if (!strcmp(tok, "lboot.debug") || !strcmp(tok, "lboot.debug=1")) {
-			o->debug = 1;
-			n++;
-		} else if (lb_unattended_parse(tok, &o->unattended) > 0) {
-			n++;
-		}
-	}
+	while (p && next_word(&p, tok, sizeof(tok)))
+		n += parse_option(tok, o);
 	return n;
 }
 
