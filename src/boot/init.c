@@ -889,18 +889,171 @@ static int nothing_round(const struct lb_boot_opts *o, long since_ms, unsigned r
 	return 0;
 }
 
+/* One round's devices and entries: discover and mount the block devices,
+ * order them by policy, the network where the policy puts it, then the
+ * configs, and the default the boot state or lboot.default= asks for. */
+static void scan_round(const struct lb_boot_opts *o, int first, struct lb_fsset *set,
+		       struct lb_entries *l)
+{
+	struct lb_discover_opts dopts = {
+		.mnt = o->mnt, .wait_ms = (first ? o->wait : 1) * 1000,
+		.stable_ms = o->settle_ms, .log = outf(),
+	};
+	size_t ndev = 0;
+	int r, net_first;
+
+	say("lboot: looking for block devices (up to %d s)\n", first ? o->wait : 1);
+	/* the device wait has its own bound: lboot.wait */
+	r = lb_progress_default_ms(LB_PHASE_DISCOVER);
+	lb_progress_bound(LB_PHASE_DISCOVER, NULL, r ? dopts.wait_ms + r : 0);
+	if ((r = lb_discover(&dopts, set, &ndev)))
+		say(LB_LOG_ERR "lboot: device discovery: %s\n", strerror(-r));
+	/* cloned disks: entries keep the device they came from */
+	if (lb_fsset_mark_ambiguous(set))
+		for (size_t i = 0; i < set->n; i++)
+			if (set->v[i].ambiguous)
+				say("lboot: %s: %s %s is on another device too (a clone?): its entries name %s\n",
+				    set->v[i].name, set->v[i].uuid && *set->v[i].uuid ? "UUID" : "label",
+				    set->v[i].uuid && *set->v[i].uuid ? set->v[i].uuid : set->v[i].label,
+				    set->v[i].name);
+	/* the order is policy: classes and hardware paths, lboot.order= */
+	net_first = lb_order_sort(set, o->order, NULL);
+	if (net_first < 0) {
+		say(LB_LOG_WARN "lboot: lboot.order=%s: unknown token; using the default order\n",
+		    o->order);
+		net_first = 0;
+	}
+	if (o->debug)
+		for (size_t i = 0; i < set->n; i++)
+			say(LB_LOG_DEBUG "lboot: order %zu: %s\n", i, set->v[i].name ? set->v[i].name : "?");
+	if (net_first && strcmp(o->net, "off"))
+		net_scan(o, l, first);
+	if (o->debug) {
+		char up[32];
+		say("lboot: %zu devices, %zu filesystems mounted at uptime %s s\n",
+		    ndev, set->n, lb_uptime(up, sizeof(up)));
+	}
+	if ((r = lb_scan(set, l)))
+		say(LB_LOG_ERR "lboot: scanning configs: %s\n", strerror(-r));
+	if (o->debug) {
+		char up[32];
+		say("lboot: %zu entries at uptime %s s\n", l->n, lb_uptime(up, sizeof(up)));
+	}
+	if (!net_first && (!strcmp(o->net, "on") || (strcmp(o->net, "off") && !l->n)))
+		net_scan(o, l, first);
+	report_configs(l, set, o->debug);
+	/* LoaderEntryOneShot/Default (EFI), then lboot.default= */
+	lb_bootstate_select(l, o->default_sel, o->pid1, o->dry_run, outf());
+	if (!l->n)
+		say(LB_LOG_WARN "lboot: no bootable entries found on %zu devices\n", ndev);
+}
+
+/* The menu's reboot and power-off items (returns only when they failed
+ * or in a dry run). */
+static void menu_power(const struct lb_boot_opts *o, int action)
+{
+	int r;
+
+	if (o->dry_run) {
+		say("lboot: dry run: not %s\n",
+		    action == LB_MENU_REBOOT ? "rebooting" : "powering off");
+		return;
+	}
+	r = lb_reboot(action == LB_MENU_REBOOT ? LB_LINUX_REBOOT_CMD_RESTART :
+						 LB_LINUX_REBOOT_CMD_POWER_OFF);
+	say(LB_LOG_ERR "lboot: %s failed: %s\n",
+	    action == LB_MENU_REBOOT ? "reboot" : "power off", strerror(-r));
+}
+
+/* How a round of the boot flow ends. */
+enum round_end {
+	ROUND_RESCAN,  /* scan again (the give-up round's wait is over) */
+	ROUND_BY_HAND, /* scan again because the user asked: stay interactive */
+	ROUND_OK,      /* a dry run booted an entry */
+	ROUND_FAIL,    /* gave up, or the console closed outside PID 1 */
+};
+
+/* What giving up counts, across rounds. */
+struct giveup {
+	long since_ms;  /* the last key, or the start */
+	unsigned round; /* rounds with nothing to boot since then */
+	int scanned;    /* devices were scanned at least once */
+};
+
+/* The menu (or the countdown) of one round, until it asks for a rescan or
+ * the flow ends; nothing: every entry failed or there is none. */
+static enum round_end menu_round(const struct lb_boot_opts *o, struct lb_menu *m,
+				 struct lb_fsset *set, struct lb_entries *l,
+				 int timeout, int nothing, struct giveup *g)
+{
+	int r;
+
+	for (;;) {
+		struct lb_menu_result res;
+
+		m->first_wait = 0;
+		if (nothing && nothing_round(o, g->since_ms, g->round, !g->scanned, m))
+			return ROUND_FAIL;
+		lb_progress(LB_PHASE_MENU, NULL);
+		m->refused = vb.refused;
+		m->n_refused = vb.n_refused;
+		totp_show(o);
+		if ((r = lb_menu_run(m, l, set, timeout, &res))) {
+			say(LB_LOG_ERR "lboot: menu: %s\n", strerror(-r));
+			sleep(1);
+			continue;
+		}
+		timeout = -1;
+		if (res.last_key_ms) { /* someone is there: giving up starts over */
+			g->since_ms = res.last_key_ms;
+			g->round = 0;
+		}
+		if (res.action != LB_MENU_AUTO)
+			lb_progress_interactive();
+		switch (res.action) {
+		case LB_MENU_AUTO:
+			if (nothing || !l->n) { /* the round's wait is over */
+				g->round++;
+				if (g->scanned)
+					return ROUND_RESCAN;
+				break;
+			}
+			if (!try_all(o, set, l) && o->dry_run)
+				return ROUND_OK;
+			nothing = 1;
+			break;
+		case LB_MENU_BOOT:
+			r = res.index < l->n ? try_entry(o, set, l, &l->v[res.index], res.cmdline) : -EINVAL;
+			free(res.cmdline);
+			if (!r && o->dry_run)
+				return ROUND_OK;
+			break;
+		case LB_MENU_RESCAN:
+			return ROUND_BY_HAND;
+		case LB_MENU_REBOOT:
+		case LB_MENU_POWEROFF:
+			menu_power(o, res.action);
+			break;
+		case LB_MENU_EOF:
+			if (!o->pid1)
+				return ROUND_FAIL;
+			sleep(1);
+			break;
+		}
+	}
+}
+
 static int boot_run(const struct lb_boot_opts *o)
 {
 	struct lb_menu m = { .in = 0, .out = 1, .shell = "/bin/sh",
 			     .idle = o->unattended.idle };
-
-	m.ins = lb_console_fds(&m.n_ins);
 	int interactive = o->recovery || o->interactive, scan = !o->recovery, first = 1;
 	/* a recovery prompt starts its own clock: the user may have been typing */
-	long since_ms = o->start_ms && !o->recovery ? o->start_ms : lb_progress_now_ms();
-	unsigned round = 0;
-	int scanned = 0;
+	struct giveup g = {
+		.since_ms = o->start_ms && !o->recovery ? o->start_ms : lb_progress_now_ms(),
+	};
 
+	m.ins = lb_console_fds(&m.n_ins);
 	if (vb.pol.mode == LB_VERIFY_ENFORCE) {
 		if (!vb.pol.allow_edit)
 			m.no_edit = "verified boot is enforced (build with mkinitramfs --allow-edit to allow)";
@@ -909,65 +1062,14 @@ static int boot_run(const struct lb_boot_opts *o)
 	}
 
 	for (;;) {
-		struct lb_discover_opts dopts = {
-			.mnt = o->mnt, .wait_ms = (first ? o->wait : 1) * 1000,
-			.stable_ms = o->settle_ms, .log = outf(),
-		};
 		struct lb_entries l = LB_ENTRIES_INIT;
 		struct lb_fsset set = { 0 };
-		size_t ndev = 0;
-		int timeout, r, rescan = 0, nothing = 0, by_hand = 0, net_first = 0;
+		enum round_end end = ROUND_RESCAN;
+		int timeout, nothing = 0;
 
 		if (scan) {
-			scanned = 1;
-			say("lboot: looking for block devices (up to %d s)\n",
-			    first ? o->wait : 1);
-			/* the device wait has its own bound: lboot.wait */
-			r = lb_progress_default_ms(LB_PHASE_DISCOVER);
-			lb_progress_bound(LB_PHASE_DISCOVER, NULL,
-					  r ? dopts.wait_ms + r : 0);
-			if ((r = lb_discover(&dopts, &set, &ndev)))
-				say(LB_LOG_ERR "lboot: device discovery: %s\n", strerror(-r));
-			/* cloned disks: entries keep the device they came from */
-			if (lb_fsset_mark_ambiguous(&set))
-				for (size_t i = 0; i < set.n; i++)
-					if (set.v[i].ambiguous)
-						say("lboot: %s: %s %s is on another device too (a clone?): its entries name %s\n",
-						    set.v[i].name, set.v[i].uuid && *set.v[i].uuid ? "UUID" : "label",
-						    set.v[i].uuid && *set.v[i].uuid ? set.v[i].uuid : set.v[i].label,
-						    set.v[i].name);
-			/* the order is policy: classes and hardware paths, lboot.order= */
-			net_first = lb_order_sort(&set, o->order, NULL);
-			if (net_first < 0) {
-				say(LB_LOG_WARN "lboot: lboot.order=%s: unknown token; using the default order\n",
-				    o->order);
-				net_first = 0;
-			}
-			if (o->debug)
-				for (size_t i = 0; i < set.n; i++)
-					say(LB_LOG_DEBUG "lboot: order %zu: %s\n", i, set.v[i].name ? set.v[i].name : "?");
-			if (net_first && strcmp(o->net, "off"))
-				net_scan(o, &l, first);
-			if (o->debug) {
-				char up[32];
-				say("lboot: %zu devices, %zu filesystems mounted at uptime %s s\n",
-				    ndev, set.n, lb_uptime(up, sizeof(up)));
-			}
-			if ((r = lb_scan(&set, &l)))
-				say(LB_LOG_ERR "lboot: scanning configs: %s\n", strerror(-r));
-			if (o->debug) {
-				char up[32];
-				say("lboot: %zu entries at uptime %s s\n", l.n,
-				    lb_uptime(up, sizeof(up)));
-			}
-			if (!net_first &&
-			    (!strcmp(o->net, "on") || (strcmp(o->net, "off") && !l.n)))
-				net_scan(o, &l, first);
-			report_configs(&l, &set, o->debug);
-			/* LoaderEntryOneShot/Default (EFI), then lboot.default= */
-			lb_bootstate_select(&l, o->default_sel, o->pid1, o->dry_run, outf());
-			if (!l.n)
-				say(LB_LOG_WARN "lboot: no bootable entries found on %zu devices\n", ndev);
+			g.scanned = 1;
+			scan_round(o, first, &set, &l);
 		}
 		first = 0;
 		scan = 1;
@@ -980,95 +1082,23 @@ static int boot_run(const struct lb_boot_opts *o)
 
 		if (timeout == 0) {
 			if (!try_all(o, &set, &l) && o->dry_run)
-				goto done_ok;
+				end = ROUND_OK;
 			timeout = -1;
 			nothing = 1; /* every entry failed */
 		}
 		if (!l.n)
 			nothing = 1;
-		while (!rescan) {
-			struct lb_menu_result res;
-
-			m.first_wait = 0;
-			if (nothing && nothing_round(o, since_ms, round, !scanned, &m))
-				goto done_fail;
-			lb_progress(LB_PHASE_MENU, NULL);
-			m.refused = vb.refused;
-			m.n_refused = vb.n_refused;
-			totp_show(o);
-			if ((r = lb_menu_run(&m, &l, &set, timeout, &res))) {
-				say(LB_LOG_ERR "lboot: menu: %s\n", strerror(-r));
-				sleep(1);
-				continue;
-			}
-			timeout = -1;
-			if (res.last_key_ms) { /* someone is there: giving up starts over */
-				since_ms = res.last_key_ms;
-				round = 0;
-			}
-			if (res.action != LB_MENU_AUTO)
-				lb_progress_interactive();
-			switch (res.action) {
-			case LB_MENU_AUTO:
-				if (nothing || !l.n) { /* the round's wait is over */
-					round++;
-					rescan = scanned;
-					break;
-				}
-				if (!try_all(o, &set, &l) && o->dry_run)
-					goto done_ok;
-				nothing = 1;
-				break;
-			case LB_MENU_BOOT:
-				r = res.index < l.n ? try_entry(o, &set, &l, &l.v[res.index], res.cmdline) : -EINVAL;
-				free(res.cmdline);
-				if (!r && o->dry_run)
-					goto done_ok;
-				break;
-			case LB_MENU_RESCAN:
-				rescan = by_hand = 1;
-				break;
-			case LB_MENU_REBOOT:
-			case LB_MENU_POWEROFF:
-				if (o->dry_run) {
-					say("lboot: dry run: not %s\n",
-					    res.action == LB_MENU_REBOOT ? "rebooting" : "powering off");
-					break;
-				}
-				r = lb_reboot(res.action == LB_MENU_REBOOT ?
-					      LB_LINUX_REBOOT_CMD_RESTART :
-					      LB_LINUX_REBOOT_CMD_POWER_OFF);
-				say(LB_LOG_ERR "lboot: %s failed: %s\n",
-				    res.action == LB_MENU_REBOOT ? "reboot" : "power off",
-				    strerror(-r));
-				break;
-			case LB_MENU_EOF:
-				if (!o->pid1) {
-					refused_clear();
-					lb_entries_free(&l);
-					lb_discover_release(&set);
-					return 1;
-				}
-				sleep(1);
-				break;
-			}
-		}
-		if (by_hand)
+		if (end != ROUND_OK)
+			end = menu_round(o, &m, &set, &l, timeout, nothing, &g);
+		if (end == ROUND_BY_HAND)
 			interactive = 1;
 		refused_clear();
 		lb_entries_free(&l);
 		lb_discover_release(&set);
-		continue;
-done_ok:
-		refused_clear();
-		lb_entries_free(&l);
-		lb_discover_release(&set);
-		return 0;
-done_fail:
-		refused_clear();
-		lb_entries_free(&l);
-		lb_discover_release(&set);
-		return 1;
+		if (end == ROUND_OK)
+			return 0;
+		if (end == ROUND_FAIL)
+			return 1;
 	}
 }
 
