@@ -1231,34 +1231,28 @@ static int vlan_candidate(const struct lb_net_opts *o, const struct lb_net_link 
 	       (unsigned)atoi(dot + 1) == o->vlan && !l->nl.master;
 }
 
-static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out,
-		   struct lb_net6_lease *out6, char *err, size_t errsz)
+/* One DHCP run over the candidate links (net_run): the links' clients,
+ * their poll set and the run's clocks. */
+struct run {
+	const struct lb_net_opts *o;
+	int v6;
+	struct dl *v;           /* the candidate links, n of them */
+	struct pollfd *pf;
+	size_t n;
+	unsigned timeout, carrier_ms;
+	uint64_t t0, deadline, carrier_deadline, next_poll;
+	int any_carrier;        /* some link had carrier */
+	char names[256];        /* the candidates, for messages */
+};
+
+/* The candidate links of the run, each with its DHCP client, brought up. */
+static void run_add_links(struct run *r, const struct lb_net_link *links, size_t nl)
 {
-	struct lb_net_link *links = NULL;
-	struct dl *v = NULL;
-	struct pollfd *pf = NULL;
-	size_t nl = 0, n = 0;
-	unsigned timeout = o->timeout_ms ? o->timeout_ms : 30000;
-	unsigned carrier_ms = o->carrier_ms ? o->carrier_ms : 5000;
-	uint64_t t0 = lb_now_ms(), deadline = t0 + timeout, carrier_deadline, next_poll = 0;
+	const struct lb_net_opts *o = r->o;
 	struct lb_dhcp4_client proto = { 0 };
 	struct lb_dhcp6_client proto6 = { 0 };
-	char names[256] = "";
 	size_t nn = 0;
-	int rc, winner = -1, any_carrier = 0;
 
-	if (carrier_ms > timeout)
-		carrier_ms = timeout;
-	carrier_deadline = t0 + carrier_ms;
-	if ((rc = lb_net_links(&links, &nl, err, errsz)))
-		return rc;
-	if (o->vlan && (rc = vlan_setup(o, &links, &nl, err, errsz)))
-		goto out;
-	if (!(v = calloc(nl ? nl : 1, sizeof(*v))) || !(pf = calloc(nl ? nl : 1, sizeof(*pf)))) {
-		rc = -ENOMEM;
-		lb_seterr(err, errsz, "out of memory");
-		goto out;
-	}
 	proto.http = o->http;
 	proto.hostname = o->hostname;
 	if (!o->no_uuid)
@@ -1269,14 +1263,14 @@ static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out
 	for (size_t i = 0; i < nl; i++) {
 		if (!vlan_candidate(o, &links[i]))
 			continue;
-		struct dl *d = &v[n++];
+		struct dl *d = &r->v[r->n++];
 		char e[200];
 		d->link = links[i];
 		d->fd = -1;
 		d->state = S_CARRIER;
 		d->c = proto;
 		memcpy(d->c.mac, d->link.nl.hwaddr, 6);
-		d->v6 = v6;
+		d->v6 = r->v6;
 		d->c6 = proto6;
 		memcpy(d->c6.mac, d->link.nl.hwaddr, 6);
 		d->c6.iaid = (uint32_t)d->link.nl.index;
@@ -1284,203 +1278,246 @@ static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out
 			logf_(o, " %s: %s, skipped", d->link.nl.name, e);
 			d->state = S_DEAD;
 		}
-		if (nn < sizeof(names))
-			nn += (size_t)snprintf(names + nn, sizeof(names) - nn, "%s%s",
+		if (nn < sizeof(r->names))
+			nn += (size_t)snprintf(r->names + nn, sizeof(r->names) - nn, "%s%s",
 					       nn ? ", " : "", d->link.nl.name);
 	}
-	if (!n) {
-		rc = -ENODEV;
-		lb_seterr(err, errsz, o->iface ? "no Ethernet link matches \"%s\"" :
-			  "no Ethernet link%s", o->iface ? o->iface : "");
-		goto out;
+}
+
+/* Carrier: one link dump per tick while a link waits for it; a link with
+ * carrier gets its socket and starts DHCP, one past the carrier bound is
+ * dropped. */
+static int run_poll_carrier(struct run *r, uint64_t now, char *err, size_t errsz)
+{
+	const struct lb_net_opts *o = r->o;
+	struct lb_net_link *cur = NULL;
+	size_t nc = 0;
+	char e[200];
+	int rc;
+
+	if ((rc = dump_links(&cur, &nc, e, sizeof(e)))) {
+		lb_seterr(err, errsz, "%s", e);
+		return rc;
 	}
-	logf_(o, ": DHCPv%d on %s (up to %.1f s)", v6 ? 6 : 4, names, timeout / 1000.0);
-
-	for (;;) {
-		uint64_t now = lb_now_ms(), wake = deadline;
-		int waiting = 0, active = 0, np = 0;
-
-		if (now >= deadline)
-			break;
-		/* carrier: one link dump per tick while a link waits for it */
-		for (size_t i = 0; i < n; i++)
-			waiting |= v[i].state == S_CARRIER;
-		if (waiting && now >= next_poll) {
-			struct lb_net_link *cur = NULL;
-			size_t nc = 0;
-			char e[200];
-			if ((rc = dump_links(&cur, &nc, e, sizeof(e)))) {
-				lb_seterr(err, errsz, "%s", e);
-				goto out;
-			}
-			for (size_t i = 0; i < n; i++) {
-				struct dl *d = &v[i];
-				if (d->state != S_CARRIER)
-					continue;
-				for (size_t j = 0; j < nc; j++) {
-					if (cur[j].nl.index != d->link.nl.index ||
-					    !lb_nl_link_carrier(&cur[j].nl))
-						continue;
-					d->link.nl.flags = cur[j].nl.flags;
-					d->link.nl.mtu = cur[j].nl.mtu;
-					d->fd = v6 ? udp6_open(d->link.nl.name) :
-						     packet_open(d->link.nl.index);
-					if (d->fd < 0) {
-						logf_(o, " %s: socket: %s, skipped",
-						      d->link.nl.name, strerror(-d->fd));
-						d->state = S_DEAD;
-						break;
-					}
-					any_carrier = 1;
-					logf_(o, " %s: carrier after %.1f s", d->link.nl.name,
-					      (now - t0) / 1000.0);
-					if (v6) {
-						start_solicit(d, now);
-					} else if (o->request_ip) {
-						d->state = S_REBOOT;
-						d->c.xid = rnd32();
-						d->t_start = d->next_tx = now;
-					} else {
-						start_discover(d, now);
-					}
-					break;
-				}
-				if (d->state == S_CARRIER && now >= carrier_deadline) {
-					logf_(o, " %s: no carrier after %.1f s, skipped",
-					      d->link.nl.name, carrier_ms / 1000.0);
-					d->state = S_DEAD;
-				}
-			}
-			free(cur);
-			next_poll = now + CARRIER_POLL_MS;
-		}
-		/* timers and the poll set */
-		for (size_t i = 0; i < n; i++) {
-			struct dl *d = &v[i];
-			if (d->state == S_CARRIER) {
-				waiting = 1;
-				if (next_poll < wake)
-					wake = next_poll;
-				continue;
-			}
-			if (d->state != S_SELECT && d->state != S_REQUEST && d->state != S_REBOOT)
-				continue;
-			active = 1;
-			if (d->v6)
-				dhcp6_timer(o, d, now);
-			else
-				dhcp_timer(o, d, now);
-			if (d->next_tx < wake)
-				wake = d->next_tx;
-			if (d->state == S_SELECT && d->collect_until && d->collect_until < wake)
-				wake = d->collect_until;
-			pf[np].fd = d->fd;
-			pf[np].events = POLLIN;
-			pf[np].revents = 0;
-			np++;
-		}
-		waiting = 0;
-		for (size_t i = 0; i < n; i++)
-			waiting |= v[i].state == S_CARRIER;
-		if (!waiting && !active)
-			break;
-		now = lb_now_ms();
-		int r = poll(pf, (nfds_t)np, wake > now ? (int)(wake - now) : 0);
-		if (r < 0 && errno != EINTR) {
-			rc = -errno;
-			lb_seterr(err, errsz, "poll: %s", strerror(errno));
-			goto out;
-		}
-		if (r <= 0)
+	for (size_t i = 0; i < r->n; i++) {
+		struct dl *d = &r->v[i];
+		if (d->state != S_CARRIER)
 			continue;
-		now = lb_now_ms();
-		/* in link order: the first link with a lease in this round wins */
-		for (size_t i = 0; i < n && winner < 0; i++) {
-			struct dl *d = &v[i];
-			if (d->state != S_SELECT && d->state != S_REQUEST && d->state != S_REBOOT)
+		for (size_t j = 0; j < nc; j++) {
+			if (cur[j].nl.index != d->link.nl.index ||
+			    !lb_nl_link_carrier(&cur[j].nl))
 				continue;
-			for (int k = 0; k < 64 && d->v6; k++) {
-				struct lb_dhcp6_lease l6;
-				int g = dhcp6_recv(d, &l6);
-				if (g == -EAGAIN)
-					continue;
-				if (g <= 0)
-					break;
-				if (dhcp6_input(o, d, &l6, now)) {
-					winner = (int)i;
-					break;
-				}
+			d->link.nl.flags = cur[j].nl.flags;
+			d->link.nl.mtu = cur[j].nl.mtu;
+			d->fd = r->v6 ? udp6_open(d->link.nl.name) :
+					packet_open(d->link.nl.index);
+			if (d->fd < 0) {
+				logf_(o, " %s: socket: %s, skipped",
+				      d->link.nl.name, strerror(-d->fd));
+				d->state = S_DEAD;
+				break;
 			}
-			for (int k = 0; k < 64 && !d->v6; k++) {   /* a burst, bounded */
-				struct lb_dhcp4_lease l;
-				uint32_t src = 0;
-				int g = dhcp_recv(d, &l, &src);
-				if (g == -EAGAIN)
-					continue;
-				if (g <= 0)
-					break;
-				if (dhcp_input(o, d, &l, src, now)) {
-					winner = (int)i;
-					break;
-				}
+			r->any_carrier = 1;
+			logf_(o, " %s: carrier after %.1f s", d->link.nl.name,
+			      (now - r->t0) / 1000.0);
+			if (r->v6) {
+				start_solicit(d, now);
+			} else if (o->request_ip) {
+				d->state = S_REBOOT;
+				d->c.xid = rnd32();
+				d->t_start = d->next_tx = now;
+			} else {
+				start_discover(d, now);
 			}
-		}
-		if (winner >= 0)
 			break;
+		}
+		if (d->state == S_CARRIER && now >= r->carrier_deadline) {
+			logf_(o, " %s: no carrier after %.1f s, skipped",
+			      d->link.nl.name, r->carrier_ms / 1000.0);
+			d->state = S_DEAD;
+		}
 	}
+	free(cur);
+	r->next_poll = now + CARRIER_POLL_MS;
+	return 0;
+}
 
-	if (winner < 0) {
-		if (!any_carrier) {
-			rc = -ENETDOWN;
-			lb_seterr(err, errsz, "no carrier on %s within %.1f s", names,
-				  carrier_ms / 1000.0);
-		} else {
-			char tried[256] = "";
-			size_t k = 0;
-			unsigned disc = 0;
-			for (size_t i = 0; i < n; i++) {
-				if (!v[i].t_start || k >= sizeof(tried))
-					continue;
-				k += (size_t)snprintf(tried + k, sizeof(tried) - k, "%s%s",
-						      k ? ", " : "", v[i].link.nl.name);
-				disc += v[i].discovers;
-			}
-			rc = -ETIMEDOUT;
-			lb_seterr(err, errsz, "no DHCP%s answer on %s within %.1f s (%u %s)",
-				  v6 ? "v6" : "", tried, timeout / 1000.0, disc,
-				  v6 ? "Solicits" : "DISCOVERs");
+static int run_waiting(const struct run *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].state == S_CARRIER)
+			return 1;
+	return 0;
+}
+
+static int dl_active(const struct dl *d)
+{
+	return d->state == S_SELECT || d->state == S_REQUEST || d->state == S_REBOOT;
+}
+
+/* Run the clients' timers, fill the poll set (*np entries) and bring *wake
+ * forward to the next timer; 1 when some client is still talking. */
+static int run_timers(struct run *r, uint64_t now, uint64_t *wake, int *np)
+{
+	int active = 0;
+
+	*np = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		struct dl *d = &r->v[i];
+		if (d->state == S_CARRIER) {
+			if (r->next_poll < *wake)
+				*wake = r->next_poll;
+			continue;
 		}
-		goto out;
+		if (!dl_active(d))
+			continue;
+		active = 1;
+		if (d->v6)
+			dhcp6_timer(r->o, d, now);
+		else
+			dhcp_timer(r->o, d, now);
+		if (d->next_tx < *wake)
+			*wake = d->next_tx;
+		if (d->state == S_SELECT && d->collect_until && d->collect_until < *wake)
+			*wake = d->collect_until;
+		r->pf[*np].fd = d->fd;
+		r->pf[*np].events = POLLIN;
+		r->pf[*np].revents = 0;
+		(*np)++;
 	}
-	if (v6) {
-		char a[INET6_ADDRSTRLEN], sv[INET6_ADDRSTRLEN], e[200];
-		make_lease6(&v[winner], t0, out6);
-		if (out6->have_addr && !o->no_apply &&
-		    (rc = lb_net_add_addr6(out6->ifindex, out6->addr, 128, e, sizeof(e)))) {
-			lb_seterr(err, errsz, "%s: %s/128: %s", out6->ifname,
-				  ip6_str(out6->addr, a, sizeof(a)), e);
-			goto out;
+	return active;
+}
+
+/* Read what arrived, a bounded burst per link, in link order: the index of
+ * the first link with a lease in this round, or -1. */
+static int run_read(struct run *r, uint64_t now)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct dl *d = &r->v[i];
+		if (!dl_active(d))
+			continue;
+		for (int k = 0; k < 64 && d->v6; k++) {
+			struct lb_dhcp6_lease l6;
+			int g = dhcp6_recv(d, &l6);
+			if (g == -EAGAIN)
+				continue;
+			if (g <= 0)
+				break;
+			if (dhcp6_input(r->o, d, &l6, now))
+				return (int)i;
 		}
-		logf_(o, " %s: DHCPv6 lease %s from %s, %s%s", out6->ifname,
-		      out6->have_addr ? ip6_str(out6->addr, a, sizeof(a)) : "(no address)",
-		      ip6_str(out6->server, sv, sizeof(sv)),
-		      out6->dhcp.bootfile_url[0] ? "boot file URL " : "no boot file URL",
-		      out6->dhcp.bootfile_url);
-		rc = 0;
-		goto out;
+		for (int k = 0; k < 64 && !d->v6; k++) {
+			struct lb_dhcp4_lease l;
+			uint32_t src = 0;
+			int g = dhcp_recv(d, &l, &src);
+			if (g == -EAGAIN)
+				continue;
+			if (g <= 0)
+				break;
+			if (dhcp_input(r->o, d, &l, src, now))
+				return (int)i;
+		}
 	}
-	make_lease(&v[winner], t0, out);
-	if (!o->no_apply && (rc = apply_lease(o, out, &v[winner].link, err, errsz)))
-		goto out;
-	if (!out->bootfile[0] && v[winner].have_proxy) {
-		struct dl *d = &v[winner];
+	return -1;
+}
+
+/* Until a link has a lease (its index), the deadline or nothing left to
+ * wait for (-1), or an error (rc < 0 in *rc, -1). */
+static int run_loop(struct run *r, int *rc, char *err, size_t errsz)
+{
+	for (;;) {
+		uint64_t now = lb_now_ms(), wake = r->deadline;
+		int np, active, p, winner;
+
+		if (now >= r->deadline)
+			return -1;
+		if (run_waiting(r) && now >= r->next_poll &&
+		    (*rc = run_poll_carrier(r, now, err, errsz)))
+			return -1;
+		active = run_timers(r, now, &wake, &np);
+		if (!run_waiting(r) && !active)
+			return -1;
+		now = lb_now_ms();
+		p = poll(r->pf, (nfds_t)np, wake > now ? (int)(wake - now) : 0);
+		if (p < 0 && errno != EINTR) {
+			*rc = -errno;
+			lb_seterr(err, errsz, "poll: %s", strerror(errno));
+			return -1;
+		}
+		if (p <= 0)
+			continue;
+		if ((winner = run_read(r, lb_now_ms())) >= 0)
+			return winner;
+	}
+}
+
+/* Why no link got a lease: no carrier anywhere, or no answer. */
+static int run_failed(const struct run *r, char *err, size_t errsz)
+{
+	char tried[256] = "";
+	size_t k = 0;
+	unsigned disc = 0;
+
+	if (!r->any_carrier) {
+		lb_seterr(err, errsz, "no carrier on %s within %.1f s", r->names,
+			  r->carrier_ms / 1000.0);
+		return -ENETDOWN;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->v[i].t_start || k >= sizeof(tried))
+			continue;
+		k += (size_t)snprintf(tried + k, sizeof(tried) - k, "%s%s",
+				      k ? ", " : "", r->v[i].link.nl.name);
+		disc += r->v[i].discovers;
+	}
+	lb_seterr(err, errsz, "no DHCP%s answer on %s within %.1f s (%u %s)",
+		  r->v6 ? "v6" : "", tried, r->timeout / 1000.0, disc,
+		  r->v6 ? "Solicits" : "DISCOVERs");
+	return -ETIMEDOUT;
+}
+
+/* The DHCPv6 winner's lease, its address applied unless no_apply. */
+static int run_lease6(const struct run *r, struct dl *d, struct lb_net6_lease *out6,
+		      char *err, size_t errsz)
+{
+	char a[INET6_ADDRSTRLEN], sv[INET6_ADDRSTRLEN], e[200];
+	int rc;
+
+	make_lease6(d, r->t0, out6);
+	if (out6->have_addr && !r->o->no_apply &&
+	    (rc = lb_net_add_addr6(out6->ifindex, out6->addr, 128, e, sizeof(e)))) {
+		lb_seterr(err, errsz, "%s: %s/128: %s", out6->ifname,
+			  ip6_str(out6->addr, a, sizeof(a)), e);
+		return rc;
+	}
+	logf_(r->o, " %s: DHCPv6 lease %s from %s, %s%s", out6->ifname,
+	      out6->have_addr ? ip6_str(out6->addr, a, sizeof(a)) : "(no address)",
+	      ip6_str(out6->server, sv, sizeof(sv)),
+	      out6->dhcp.bootfile_url[0] ? "boot file URL " : "no boot file URL",
+	      out6->dhcp.bootfile_url);
+	return 0;
+}
+
+/* The DHCPv4 winner's lease applied, and the boot file a proxyDHCP
+ * server names when the lease has none. */
+static int run_lease4(const struct run *r, struct dl *winner, struct lb_net_lease *out,
+		      char *err, size_t errsz)
+{
+	const struct lb_net_opts *o = r->o;
+	int rc;
+
+	make_lease(winner, r->t0, out);
+	if (!o->no_apply && (rc = apply_lease(o, out, &winner->link, err, errsz)))
+		return rc;
+	if (!out->bootfile[0] && winner->have_proxy) {
+		struct dl *d = winner;
 		struct lb_dhcp4_lease pa;
 		char a[16];
 		if (o->no_apply) {
 			logf_(o, " %s: proxyDHCP %s named no boot file; asking it on port %d needs "
 			      "the address applied", d->link.nl.name,
 			      lb_ipv4_str(d->proxy.server_id, a), LB_DHCP4_PROXY_PORT);
-		} else if ((rc = proxy_request(d, out, deadline, &pa))) {
+		} else if ((rc = proxy_request(d, out, r->deadline, &pa))) {
 			logf_(o, " %s: proxyDHCP %s port %d: %s", d->link.nl.name,
 			      lb_ipv4_str(d->proxy.server_id, a), LB_DHCP4_PROXY_PORT,
 			      rc == -ETIMEDOUT ? "no answer" : strerror(-rc));
@@ -1488,17 +1525,61 @@ static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out
 			merge_boot(&out->dhcp, &pa);
 			derive_boot(out);
 		}
-		rc = 0;
 	}
-	out->ms = (unsigned)(lb_now_ms() - t0);
+	out->ms = (unsigned)(lb_now_ms() - r->t0);
 	log_lease(o, out);
+	return 0;
+}
+
+static int net_run(const struct lb_net_opts *o, int v6, struct lb_net_lease *out,
+		   struct lb_net6_lease *out6, char *err, size_t errsz)
+{
+	struct lb_net_link *links = NULL;
+	struct run r = { .o = o, .v6 = v6 };
+	size_t nl = 0;
+	int rc, winner;
+
+	r.timeout = o->timeout_ms ? o->timeout_ms : 30000;
+	r.carrier_ms = o->carrier_ms ? o->carrier_ms : 5000;
+	r.t0 = lb_now_ms();
+	r.deadline = r.t0 + r.timeout;
+	if (r.carrier_ms > r.timeout)
+		r.carrier_ms = r.timeout;
+	r.carrier_deadline = r.t0 + r.carrier_ms;
+	if ((rc = lb_net_links(&links, &nl, err, errsz)))
+		return rc;
+	if (o->vlan && (rc = vlan_setup(o, &links, &nl, err, errsz)))
+		goto out;
+	if (!(r.v = calloc(nl ? nl : 1, sizeof(*r.v))) ||
+	    !(r.pf = calloc(nl ? nl : 1, sizeof(*r.pf)))) {
+		rc = -ENOMEM;
+		lb_seterr(err, errsz, "out of memory");
+		goto out;
+	}
+	run_add_links(&r, links, nl);
+	if (!r.n) {
+		rc = -ENODEV;
+		lb_seterr(err, errsz, o->iface ? "no Ethernet link matches \"%s\"" :
+			  "no Ethernet link%s", o->iface ? o->iface : "");
+		goto out;
+	}
+	logf_(o, ": DHCPv%d on %s (up to %.1f s)", v6 ? 6 : 4, r.names, r.timeout / 1000.0);
 	rc = 0;
+	winner = run_loop(&r, &rc, err, errsz);
+	if (rc)
+		goto out;
+	if (winner < 0)
+		rc = run_failed(&r, err, errsz);
+	else if (v6)
+		rc = run_lease6(&r, &r.v[winner], out6, err, errsz);
+	else
+		rc = run_lease4(&r, &r.v[winner], out, err, errsz);
 out:
-	for (size_t i = 0; i < n; i++)
-		if (v[i].fd >= 0)
-			close(v[i].fd);
-	free(pf);
-	free(v);
+	for (size_t i = 0; i < r.n; i++)
+		if (r.v[i].fd >= 0)
+			close(r.v[i].fd);
+	free(r.pf);
+	free(r.v);
 	free(links);
 	return rc;
 }
