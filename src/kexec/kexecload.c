@@ -297,24 +297,21 @@ void lb_kl_plan_free(struct lb_kl_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
-		size_t initrd_len, const char *cmdline,
-		const struct lb_kl_env *env, struct lb_kl_plan *p,
-		char *why, size_t whysz)
-{
-	unsigned setup_sects, version, xlf, loadflags;
-	uint64_t kern16, align, init_size, kmem, cmdline_size;
-	size_t clen, hdr_len, n_e820, n_ext, efimap_len, off_cmd, off_efimap, off_sd, total;
-	uint64_t seg0, kaddr, iaddr = 0, bp_addr, ext_mem, kbytes, tail;
-	struct taken t = { .n = 0 };
-	uint8_t *buf, *bp;
-	uint64_t sd_prev = 0;
-	int r, efi;
+/* What lb_kl_build reads from the bzImage's setup header. */
+struct bz {
+	unsigned xlf, loadflags;
+	uint64_t kern16;    /* bytes before the protected-mode kernel */
+	uint64_t align, kmem; /* kernel_alignment; init_size, page aligned */
+};
 
-	memset(p, 0, sizeof(*p));
-	if (!k || !env || !cmdline || (initrd_len && !initrd))
-		return failw(why, whysz, -EINVAL, "bad arguments");
-	/* the kernel's bzImage64_probe and bzImage64_load checks */
+/* The kernel's bzImage64_probe and bzImage64_load checks, on the image
+ * and on what it is given. */
+static int bz_check(const uint8_t *k, size_t klen, size_t clen, size_t initrd_len,
+		    struct bz *h, char *why, size_t whysz)
+{
+	unsigned setup_sects, version;
+	uint64_t init_size, cmdline_size;
+
 	if (klen < 2 * 512 || klen < H_END)
 		return failw(why, whysz, -ENOEXEC, "too short to be a bzImage (ENOEXEC)");
 	if (memcmp(k + H_MAGIC, "HdrS", 4) || rd16(k + H_BOOT_FLAG) != 0xaa55)
@@ -324,87 +321,105 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 		return failw(why, whysz, -ENOEXEC,
 			     "boot protocol %u.%02u, the 64-bit entry needs 2.12 (ENOEXEC)",
 			     version >> 8, version & 0xff);
-	loadflags = k[H_LOADFLAGS];
-	if (!(loadflags & LOADED_HIGH))
+	h->loadflags = k[H_LOADFLAGS];
+	if (!(h->loadflags & LOADED_HIGH))
 		return failw(why, whysz, -ENOEXEC, "zImage, not a bzImage (ENOEXEC)");
-	xlf = rd16(k + H_XLOADFLAGS);
-	if (!(xlf & XLF_KERNEL_64))
+	h->xlf = rd16(k + H_XLOADFLAGS);
+	if (!(h->xlf & XLF_KERNEL_64))
 		return failw(why, whysz, -ENOEXEC, "no 64-bit entry: XLF_KERNEL_64 not set (ENOEXEC)");
 	setup_sects = k[H_SETUP_SECTS] ? k[H_SETUP_SECTS] : 4;
-	kern16 = ((uint64_t)setup_sects + 1) * 512;
-	if (klen <= kern16)
+	h->kern16 = ((uint64_t)setup_sects + 1) * 512;
+	if (klen <= h->kern16)
 		return failw(why, whysz, -ENOEXEC, "bzImage truncated (ENOEXEC)");
-	align = rd32(k + H_KERNEL_ALIGN);
-	if (!k[H_RELOCATABLE] || align < PG || (align & (align - 1)))
+	h->align = rd32(k + H_KERNEL_ALIGN);
+	if (!k[H_RELOCATABLE] || h->align < PG || (h->align & (h->align - 1)))
 		return failw(why, whysz, -ENOEXEC,
 			     "not relocatable or kernel_alignment %#" PRIx64 " unusable (ENOEXEC)",
-			     align);
+			     h->align);
 	init_size = rd32(k + H_INIT_SIZE);
-	kmem = PG_UP(init_size);
-	if (init_size < klen - kern16)
+	h->kmem = PG_UP(init_size);
+	if (init_size < klen - h->kern16)
 		return failw(why, whysz, -ENOEXEC,
 			     "init_size %" PRIu64 " smaller than the kernel's %" PRIu64 " bytes (ENOEXEC)",
-			     init_size, (uint64_t)(klen - kern16));
+			     init_size, (uint64_t)(klen - h->kern16));
 	cmdline_size = rd32(k + H_CMDLINE_SIZE);
-	clen = strlen(cmdline);
 	if (clen > cmdline_size)
 		return failw(why, whysz, -E2BIG,
 			     "command line: %zu bytes, the kernel takes at most %" PRIu64 " (E2BIG)",
 			     clen, cmdline_size);
 	if (initrd_len > UINT64_MAX - PG)
 		return failw(why, whysz, -EINVAL, "initrd too large");
+	return 0;
+}
 
-	/* segment 0: trampoline, boot_params, cmdline, EFI map, setup_data */
-	n_e820 = env->n_e820 < LB_KL_MAX_RANGES ? env->n_e820 : LB_KL_MAX_RANGES;
-	n_ext = n_e820 > LB_KL_E820_ZP ? n_e820 - LB_KL_E820_ZP : 0;
-	efi = env->efi && env->n_efimd && (xlf & XLF_EFI_KEXEC);
-	efimap_len = efi ? env->n_efimd * LB_KL_EFI_DESC : 0;
-	off_cmd = LB_KL_TRAMP_SIZE + BP_SIZE;
-	off_efimap = off_cmd + ((clen + 1 + 15) & ~(size_t)15);
-	off_sd = off_efimap + ((efimap_len + 15) & ~(size_t)15);
-	total = off_sd + (n_ext ? SD_HDR + n_ext * E820_ENTRY + 8 : 0) +
-		(efi ? SD_HDR + EFI_SETUP_DATA_LEN : 0) +
-		(env->have_rng ? SD_HDR + sizeof(env->rng) : 0);
-	total = (size_t)PG_UP(total);
-	if (!(buf = calloc(1, total)))
-		return failw(why, whysz, -ENOMEM, "out of memory (ENOMEM)");
+/* Segment 0's layout: trampoline, boot_params, cmdline, EFI map, setup_data. */
+struct seg0 {
+	size_t n_e820, n_ext;  /* e820 entries; those past boot_params' table */
+	int efi;               /* EFI state passed on */
+	size_t efimap_len, off_cmd, off_efimap, off_sd, total;
+	uint64_t addr;         /* where it goes */
+};
 
-	/*
-	 * the kernel: the highest kernel_alignment'd place with init_size of
-	 * room (below 4 GiB first; it is relocatable), top-down as
-	 * kexec_file_load places it (bzImage64_load), not at pref_address:
-	 * that is where the running kernel, built the same way, has its own
-	 * image. Harmless on hardware; under QEMU's TCG every write into a
-	 * page that held translated code takes the slow path, and the target
-	 * decompressing itself over the firmware kernel's text cost 0.9 s
-	 * from the jump to its first line (docs/kexec-load.md).
-	 */
-	if ((r = place_pref_low(env, &t, kmem, align, MIN_KERNEL_ADDR,
-				!!(xlf & XLF_CAN_BE_LOADED_ABOVE_4G), &kaddr))) {
-		free(buf);
+static void seg0_layout(const struct lb_kl_env *env, const struct bz *h, size_t clen,
+			struct seg0 *L)
+{
+	L->n_e820 = env->n_e820 < LB_KL_MAX_RANGES ? env->n_e820 : LB_KL_MAX_RANGES;
+	L->n_ext = L->n_e820 > LB_KL_E820_ZP ? L->n_e820 - LB_KL_E820_ZP : 0;
+	L->efi = env->efi && env->n_efimd && (h->xlf & XLF_EFI_KEXEC);
+	L->efimap_len = L->efi ? env->n_efimd * LB_KL_EFI_DESC : 0;
+	L->off_cmd = LB_KL_TRAMP_SIZE + BP_SIZE;
+	L->off_efimap = L->off_cmd + ((clen + 1 + 15) & ~(size_t)15);
+	L->off_sd = L->off_efimap + ((L->efimap_len + 15) & ~(size_t)15);
+	L->total = L->off_sd + (L->n_ext ? SD_HDR + L->n_ext * E820_ENTRY + 8 : 0) +
+		   (L->efi ? SD_HDR + EFI_SETUP_DATA_LEN : 0) +
+		   (env->have_rng ? SD_HDR + sizeof(env->rng) : 0);
+	L->total = (size_t)PG_UP(L->total);
+}
+
+/*
+ * Where the kernel, the initrd and segment 0 go.
+ * The kernel: the highest kernel_alignment'd place with init_size of
+ * room (below 4 GiB first; it is relocatable), top-down as
+ * kexec_file_load places it (bzImage64_load), not at pref_address:
+ * that is where the running kernel, built the same way, has its own
+ * image. Harmless on hardware; under QEMU's TCG every write into a
+ * page that held translated code takes the slow path, and the target
+ * decompressing itself over the firmware kernel's text cost 0.9 s
+ * from the jump to its first line (docs/kexec-load.md).
+ */
+static int place_all(const struct lb_kl_env *env, const struct bz *h, size_t initrd_len,
+		     struct seg0 *L, uint64_t *kaddr, uint64_t *iaddr, char *why, size_t whysz)
+{
+	struct taken t = { .n = 0 };
+	int above4g = !!(h->xlf & XLF_CAN_BE_LOADED_ABOVE_4G);
+	int r;
+
+	if ((r = place_pref_low(env, &t, h->kmem, h->align, MIN_KERNEL_ADDR, above4g, kaddr)))
 		return failw(why, whysz, r, "no room for the kernel's %" PRIu64 " bytes (init_size) in RAM (ENOMEM)",
-			     kmem);
-	}
-	take(&t, kaddr, kmem);
+			     h->kmem);
+	take(&t, *kaddr, h->kmem);
 	if (initrd_len) {
 		if ((r = place_pref_low(env, &t, PG_UP(initrd_len), PG, MIN_DATA_ADDR,
-					!!(xlf & XLF_CAN_BE_LOADED_ABOVE_4G), &iaddr))) {
-			free(buf);
+					above4g, iaddr)))
 			return failw(why, whysz, r, "no room for the initrd's %zu bytes in RAM (ENOMEM)",
 				     initrd_len);
-		}
-		take(&t, iaddr, PG_UP(initrd_len));
+		take(&t, *iaddr, PG_UP(initrd_len));
 	}
 	/* below 4 GiB: cmd_line_ptr, efi_memmap and the GDT base stay 32-bit
 	 * for any reader */
-	if ((r = place(env, &t, total, PG, MIN_DATA_ADDR, LOW_4G, &seg0)) &&
-	    (r = place(env, &t, total, PG, 0x3000, LOW_4G, &seg0))) {
-		free(buf);
+	if ((r = place(env, &t, L->total, PG, MIN_DATA_ADDR, LOW_4G, &L->addr)) &&
+	    (r = place(env, &t, L->total, PG, 0x3000, LOW_4G, &L->addr)))
 		return failw(why, whysz, r, "no room for boot_params below 4 GiB (ENOMEM)");
-	}
-	take(&t, seg0, total);
-	bp_addr = seg0 + LB_KL_TRAMP_SIZE;
-	bp = buf + LB_KL_TRAMP_SIZE;
+	take(&t, L->addr, L->total);
+	return 0;
+}
+
+/* boot_params: the setup header, what the running kernel keeps for the
+ * next one, the loader's fields. */
+static void fill_boot_params(uint8_t *bp, const uint8_t *k, size_t klen,
+			     const struct lb_kl_env *env, const struct bz *h)
+{
+	size_t hdr_len;
 
 	/* the setup header, as the kernel copies it: up to the end the
 	 * jump at 0x200 says, never past the header's room */
@@ -430,13 +445,174 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 	/* loader: kexec (0xD0, as kexec_file_load); the 16-bit setup code
 	 * does not run, so no heap and no segment games */
 	bp[H_TYPE_OF_LOADER] = 0xd0;
-	bp[H_LOADFLAGS] = (uint8_t)(loadflags & ~(QUIET_FLAG | KEEP_SEGMENTS | CAN_USE_HEAP));
+	bp[H_LOADFLAGS] = (uint8_t)(h->loadflags & ~(QUIET_FLAG | KEEP_SEGMENTS | CAN_USE_HEAP));
 	wr16(bp + H_HEAP_END, 0);
+}
+
+/* e820 (the first LB_KL_E820_ZP in boot_params, the rest for setup_data),
+ * and the memory above 1 MiB in KiB (ext_mem_k, alt_mem_k). */
+static void fill_e820(uint8_t *buf, uint8_t *bp, const struct lb_kl_env *env,
+		      const struct seg0 *L)
+{
+	uint64_t ext_mem = 0;
+
+	for (size_t i = 0; i < L->n_e820; i++) {
+		const struct lb_kl_range *e = &env->e820[i];
+		uint8_t *d;
+
+		if (i < LB_KL_E820_ZP)
+			d = bp + BP_E820_TABLE + i * E820_ENTRY;
+		else
+			d = buf + L->off_sd + SD_HDR + (i - LB_KL_E820_ZP) * E820_ENTRY;
+		wr64(d, e->start);
+		wr64(d + 8, e->end - e->start);
+		wr32(d + 16, e->type);
+		if (e->type == LB_E820_RAM && e->start <= 0x100000 && e->end - 1 > 0x100000)
+			ext_mem = ((e->end - 1) >> 10) - (0x100000 >> 10);
+	}
+	bp[BP_E820_ENTRIES] = (uint8_t)(L->n_e820 < LB_KL_E820_ZP ? L->n_e820 : LB_KL_E820_ZP);
+	wr16(bp + BP_EXT_MEM_K, (uint16_t)(ext_mem > 0xfc00 ? 0xfc00 : ext_mem));
+	wr32(bp + BP_ALT_MEM_K, (uint32_t)(ext_mem > 0xffffffffull ? 0xffffffffull : ext_mem));
+}
+
+/* The EFI fields of boot_params and the EFI memory map. */
+static void fill_efi(uint8_t *buf, uint8_t *bp, const struct lb_kl_env *env,
+		     const struct seg0 *L)
+{
+	memcpy(bp + BP_EFI_SIG, "EL64", 4);
+	wr32(bp + BP_EFI_SYSTAB, (uint32_t)env->efi_systab);
+	wr32(bp + BP_EFI_SYSTAB_HI, (uint32_t)(env->efi_systab >> 32));
+	wr32(bp + BP_EFI_DESC_SIZE, LB_KL_EFI_DESC);
+	wr32(bp + BP_EFI_DESC_VER, 1);
+	wr32(bp + BP_EFI_MEMMAP, (uint32_t)(L->addr + L->off_efimap));
+	wr32(bp + BP_EFI_MEMMAP_HI, (uint32_t)((L->addr + L->off_efimap) >> 32));
+	wr32(bp + BP_EFI_MEMMAP_SIZE, (uint32_t)L->efimap_len);
+	if (env->have_bp)
+		bp[BP_SECURE_BOOT] = env->bp[BP_SECURE_BOOT];
+	for (size_t i = 0; i < env->n_efimd; i++) {
+		uint8_t *d = buf + L->off_efimap + i * LB_KL_EFI_DESC;
+
+		wr32(d, env->efimd[i].type);
+		wr64(d + 8, env->efimd[i].phys);
+		wr64(d + 16, env->efimd[i].virt);
+		wr64(d + 24, env->efimd[i].pages);
+		wr64(d + 32, env->efimd[i].attr);
+	}
+}
+
+/* The setup_data chain (extra e820 entries, EFI, an RNG seed); each
+ * entry's next points at the previous. */
+static int fill_setup_data(uint8_t *buf, uint8_t *bp, const struct lb_kl_env *env,
+			   const struct seg0 *L, char *why, size_t whysz)
+{
+	uint64_t sd_prev = 0;
+	size_t o = L->off_sd;
+
+	if (L->n_ext) {
+		wr64(buf + o, sd_prev);
+		wr32(buf + o + 8, SETUP_E820_EXT);
+		wr32(buf + o + 12, (uint32_t)(L->n_ext * E820_ENTRY));
+		sd_prev = L->addr + o;
+		o += SD_HDR + L->n_ext * E820_ENTRY;
+		o = (o + 7) & ~(size_t)7;
+	}
+	if (L->efi) {
+		uint8_t *es;
+
+		fill_efi(buf, bp, env, L);
+		wr64(buf + o, sd_prev);
+		wr32(buf + o + 8, SETUP_EFI);
+		wr32(buf + o + 12, EFI_SETUP_DATA_LEN);
+		es = buf + o + SD_HDR;
+		wr64(es, env->efi_fw_vendor);
+		wr64(es + 8, env->efi_runtime);  /* __unused since 4.x: older kernels read it */
+		wr64(es + 16, env->efi_tables);
+		wr64(es + 24, env->efi_smbios);
+		sd_prev = L->addr + o;
+		o += SD_HDR + EFI_SETUP_DATA_LEN;
+	}
+	if (env->have_rng) {
+		wr64(buf + o, sd_prev);
+		wr32(buf + o + 8, SETUP_RNG_SEED);
+		wr32(buf + o + 12, sizeof(env->rng));
+		memcpy(buf + o + SD_HDR, env->rng, sizeof(env->rng));
+		sd_prev = L->addr + o;
+		o += SD_HDR + sizeof(env->rng);
+	}
+	if (o > L->total) /* cannot happen: total counted the same pieces */
+		return failw(why, whysz, -EINVAL, "setup_data overflow");
+	wr64(bp + H_SETUP_DATA, sd_prev);
+	return 0;
+}
+
+/*
+ * The segments after segment 0.
+ * The kernel's room is reserved above (nothing else is placed in it),
+ * but only its two ends become segments: its bytes, and the top
+ * LB_KL_TAIL(bufsz) where the decompressor copies itself and keeps its
+ * stack, heap and boot page tables (head_64.S: rbx = load + init_size
+ * - ZO__end) while it still runs on the page tables kexec built: those
+ * are never in a segment's range, so never there. The middle is
+ * written only after it switched to its own page tables. A segment is
+ * memory the kernel allocates, zeroes at load and copies (three times
+ * a page in 6.1's swap_pages) at the jump: for Debian's kernel
+ * (init_size 66 MB, 8 MB of bytes) this is 22.7 MB instead of 66.7.
+ */
+static void plan_segments(struct lb_kl_plan *p, const uint8_t *k, size_t klen,
+			  const struct bz *h, const void *initrd, size_t initrd_len)
+{
+	uint64_t kaddr = p->kernel_addr, kbytes, tail;
+
+	kbytes = PG_UP(klen - h->kern16);
+	tail = LB_KL_TAIL(kbytes);
+	if (kbytes + tail >= h->kmem) {
+		p->seg[1] = (struct lb_kl_seg){ k + h->kern16, klen - h->kern16, kaddr, h->kmem };
+		tail = 0;
+	} else {
+		p->seg[1] = (struct lb_kl_seg){ k + h->kern16, klen - h->kern16, kaddr, kbytes };
+	}
+	p->n_seg = 2;
+	if (initrd_len)
+		p->seg[p->n_seg++] = (struct lb_kl_seg){ initrd, initrd_len, p->initrd_addr,
+							 PG_UP(initrd_len) };
+	if (tail)
+		p->seg[p->n_seg++] = (struct lb_kl_seg){ NULL, 0, kaddr + h->kmem - tail, tail };
+}
+
+int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
+		size_t initrd_len, const char *cmdline,
+		const struct lb_kl_env *env, struct lb_kl_plan *p,
+		char *why, size_t whysz)
+{
+	struct bz h = { 0 };
+	struct seg0 L = { 0 };
+	uint64_t kaddr, iaddr = 0, bp_addr, seg0;
+	uint8_t *buf, *bp;
+	size_t clen;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if (!k || !env || !cmdline || (initrd_len && !initrd))
+		return failw(why, whysz, -EINVAL, "bad arguments");
+	clen = strlen(cmdline);
+	if ((r = bz_check(k, klen, clen, initrd_len, &h, why, whysz)))
+		return r;
+	seg0_layout(env, &h, clen, &L);
+	if (!(buf = calloc(1, L.total)))
+		return failw(why, whysz, -ENOMEM, "out of memory (ENOMEM)");
+	if ((r = place_all(env, &h, initrd_len, &L, &kaddr, &iaddr, why, whysz))) {
+		free(buf);
+		return r;
+	}
+	seg0 = L.addr;
+	bp_addr = seg0 + LB_KL_TRAMP_SIZE;
+	bp = buf + LB_KL_TRAMP_SIZE;
+	fill_boot_params(bp, k, klen, env, &h);
 
 	/* command line */
-	memcpy(buf + off_cmd, cmdline, clen + 1);
-	wr32(bp + H_CMD_LINE_PTR, (uint32_t)(seg0 + off_cmd));
-	wr32(bp + BP_EXT_CMD_LINE_PTR, (uint32_t)((seg0 + off_cmd) >> 32));
+	memcpy(buf + L.off_cmd, cmdline, clen + 1);
+	wr32(bp + H_CMD_LINE_PTR, (uint32_t)(seg0 + L.off_cmd));
+	wr32(bp + BP_EXT_CMD_LINE_PTR, (uint32_t)((seg0 + L.off_cmd) >> 32));
 
 	/* initrd */
 	if (initrd_len) {
@@ -445,123 +621,22 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 		wr32(bp + H_RAMDISK_SIZE, (uint32_t)initrd_len);
 		wr32(bp + BP_EXT_RAMDISK_SIZE, (uint32_t)((uint64_t)initrd_len >> 32));
 	}
-
-	/* e820, and the memory above 1 MiB in KiB (ext_mem_k, alt_mem_k) */
-	ext_mem = 0;
-	for (size_t i = 0; i < n_e820; i++) {
-		const struct lb_kl_range *e = &env->e820[i];
-		uint8_t *d;
-
-		if (i < LB_KL_E820_ZP)
-			d = bp + BP_E820_TABLE + i * E820_ENTRY;
-		else
-			d = buf + off_sd + SD_HDR + (i - LB_KL_E820_ZP) * E820_ENTRY;
-		wr64(d, e->start);
-		wr64(d + 8, e->end - e->start);
-		wr32(d + 16, e->type);
-		if (e->type == LB_E820_RAM && e->start <= 0x100000 && e->end - 1 > 0x100000)
-			ext_mem = ((e->end - 1) >> 10) - (0x100000 >> 10);
+	fill_e820(buf, bp, env, &L);
+	if ((r = fill_setup_data(buf, bp, env, &L, why, whysz))) {
+		free(buf);
+		return r;
 	}
-	bp[BP_E820_ENTRIES] = (uint8_t)(n_e820 < LB_KL_E820_ZP ? n_e820 : LB_KL_E820_ZP);
-	wr16(bp + BP_EXT_MEM_K, (uint16_t)(ext_mem > 0xfc00 ? 0xfc00 : ext_mem));
-	wr32(bp + BP_ALT_MEM_K, (uint32_t)(ext_mem > 0xffffffffull ? 0xffffffffull : ext_mem));
-
-	/* the setup_data chain; each entry's next points at the previous */
-	{
-		size_t o = off_sd;
-
-		if (n_ext) {
-			wr64(buf + o, sd_prev);
-			wr32(buf + o + 8, SETUP_E820_EXT);
-			wr32(buf + o + 12, (uint32_t)(n_ext * E820_ENTRY));
-			sd_prev = seg0 + o;
-			o += SD_HDR + n_ext * E820_ENTRY;
-			o = (o + 7) & ~(size_t)7;
-		}
-		if (efi) {
-			uint8_t *ei = bp + BP_EFI_SIG, *es;
-
-			memcpy(ei, "EL64", 4);
-			wr32(bp + BP_EFI_SYSTAB, (uint32_t)env->efi_systab);
-			wr32(bp + BP_EFI_SYSTAB_HI, (uint32_t)(env->efi_systab >> 32));
-			wr32(bp + BP_EFI_DESC_SIZE, LB_KL_EFI_DESC);
-			wr32(bp + BP_EFI_DESC_VER, 1);
-			wr32(bp + BP_EFI_MEMMAP, (uint32_t)(seg0 + off_efimap));
-			wr32(bp + BP_EFI_MEMMAP_HI, (uint32_t)((seg0 + off_efimap) >> 32));
-			wr32(bp + BP_EFI_MEMMAP_SIZE, (uint32_t)efimap_len);
-			if (env->have_bp)
-				bp[BP_SECURE_BOOT] = env->bp[BP_SECURE_BOOT];
-			for (size_t i = 0; i < env->n_efimd; i++) {
-				uint8_t *d = buf + off_efimap + i * LB_KL_EFI_DESC;
-
-				wr32(d, env->efimd[i].type);
-				wr64(d + 8, env->efimd[i].phys);
-				wr64(d + 16, env->efimd[i].virt);
-				wr64(d + 24, env->efimd[i].pages);
-				wr64(d + 32, env->efimd[i].attr);
-			}
-			wr64(buf + o, sd_prev);
-			wr32(buf + o + 8, SETUP_EFI);
-			wr32(buf + o + 12, EFI_SETUP_DATA_LEN);
-			es = buf + o + SD_HDR;
-			wr64(es, env->efi_fw_vendor);
-			wr64(es + 8, env->efi_runtime);  /* __unused since 4.x: older kernels read it */
-			wr64(es + 16, env->efi_tables);
-			wr64(es + 24, env->efi_smbios);
-			sd_prev = seg0 + o;
-			o += SD_HDR + EFI_SETUP_DATA_LEN;
-		}
-		if (env->have_rng) {
-			wr64(buf + o, sd_prev);
-			wr32(buf + o + 8, SETUP_RNG_SEED);
-			wr32(buf + o + 12, sizeof(env->rng));
-			memcpy(buf + o + SD_HDR, env->rng, sizeof(env->rng));
-			sd_prev = seg0 + o;
-			o += SD_HDR + sizeof(env->rng);
-		}
-		if (o > total) { /* cannot happen: total counted the same pieces */
-			free(buf);
-			return failw(why, whysz, -EINVAL, "setup_data overflow");
-		}
-		wr64(bp + H_SETUP_DATA, sd_prev);
-	}
-
 	tramp_fill(buf, seg0, bp_addr, kaddr + 0x200);
 
 	p->buf = buf;
-	p->buf_len = total;
+	p->buf_len = L.total;
 	p->entry = seg0;
 	p->params_addr = bp_addr;
 	p->kernel_addr = kaddr;
 	p->initrd_addr = iaddr;
-	p->seg[0] = (struct lb_kl_seg){ buf, total, seg0, total };
-	p->kernel_room = kmem;
-	/*
-	 * The kernel's room is reserved above (nothing else is placed in it),
-	 * but only its two ends become segments: its bytes, and the top
-	 * LB_KL_TAIL(bufsz) where the decompressor copies itself and keeps its
-	 * stack, heap and boot page tables (head_64.S: rbx = load + init_size
-	 * - ZO__end) while it still runs on the page tables kexec built: those
-	 * are never in a segment's range, so never there. The middle is
-	 * written only after it switched to its own page tables. A segment is
-	 * memory the kernel allocates, zeroes at load and copies (three times
-	 * a page in 6.1's swap_pages) at the jump: for Debian's kernel
-	 * (init_size 66 MB, 8 MB of bytes) this is 22.7 MB instead of 66.7.
-	 */
-	kbytes = PG_UP(klen - kern16);
-	tail = LB_KL_TAIL(kbytes);
-	if (kbytes + tail >= kmem) {
-		p->seg[1] = (struct lb_kl_seg){ k + kern16, klen - kern16, kaddr, kmem };
-		tail = 0;
-	} else {
-		p->seg[1] = (struct lb_kl_seg){ k + kern16, klen - kern16, kaddr, kbytes };
-	}
-	p->n_seg = 2;
-	if (initrd_len)
-		p->seg[p->n_seg++] = (struct lb_kl_seg){ initrd, initrd_len, iaddr,
-							 PG_UP(initrd_len) };
-	if (tail)
-		p->seg[p->n_seg++] = (struct lb_kl_seg){ NULL, 0, kaddr + kmem - tail, tail };
+	p->seg[0] = (struct lb_kl_seg){ buf, L.total, seg0, L.total };
+	p->kernel_room = h.kmem;
+	plan_segments(p, k, klen, &h, initrd, initrd_len);
 	return 0;
 }
 
