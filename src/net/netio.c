@@ -390,20 +390,159 @@ static int tcp_connect(const struct lb_url *u, unsigned timeout_ms, int *out,
 
 #define HTTP_BUF (64 * 1024)
 
+/* A TCP connection to u, through TLS for https://, as transport t (which
+ * owns the socket once set; the caller closes it when t->close is set). */
+static int http_open(const struct lb_url *u, const struct lb_fetch_opts *o,
+		     struct lb_fetch_result *res, struct lb_net_transport *t)
+{
+	struct tcp *c;
+	int rc, fd = -1;
+
+	if ((rc = tcp_connect(u, o->timeout_ms, &fd, res)))
+		goto fail;
+	if (u->scheme == LB_URL_HTTPS) {
+		char e[200] = "";
+		/* the transport owns fd now, even on failure */
+		rc = o->tls_open(o->tls_arg, fd, u->host, o->timeout_ms, t, e, sizeof(e));
+		if (rc)
+			return seterr(res, rc, "https://%s: %s", u->host, e[0] ? e : strerror(-rc));
+		return 0;
+	}
+	if (!(c = malloc(sizeof(*c)))) {
+		rc = seterr(res, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	c->fd = fd;
+	c->timeout_ms = o->timeout_ms;
+	t->ctx = c;
+	t->read = tcp_read;
+	t->write = tcp_write;
+	t->close = tcp_close;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* One GET in progress (http_once). */
+struct get {
+	const struct lb_fetch_opts *o;
+	struct lb_fetch_result *res;
+	struct lb_net_transport t;
+	struct lb_http_body b;
+	struct prog pr;
+	uint64_t got;     /* body bytes given to the sink */
+	int deliver;      /* the body goes to the sink */
+};
+
+/* The response head is in: 0 with location set for a redirect, 1 when a
+ * body to deliver follows, negative errno otherwise. */
+static int http_on_head(struct get *g, const struct lb_http_resp *r,
+			char *location, size_t loccap)
+{
+	const struct lb_fetch_opts *o = g->o;
+	struct lb_fetch_result *res = g->res;
+
+	res->http_status = r->status;
+	if (r->status >= 300 && r->status < 400 && r->status != 304) {
+		if (!r->location[0])
+			return seterr(res, -EPROTO, "%s: HTTP %d without Location",
+				      res->url, r->status);
+		snprintf(location, loccap, "%s", r->location);
+		return 0;
+	}
+	if (r->status != 200) {
+		int e = r->status == 404 || r->status == 410 ? -ENOENT :
+			r->status == 401 || r->status == 403 ? -EACCES : -EIO;
+		return seterr(res, e, "%s: HTTP %d %s", res->url, r->status, r->reason);
+	}
+	if (r->content_length >= 0 && (uint64_t)r->content_length > o->max_size)
+		return seterr(res, -EFBIG, "%s: %lld bytes, more than the %llu allowed",
+			      res->url, (long long)r->content_length,
+			      (unsigned long long)o->max_size);
+	lb_http_body_init(&g->b, r, o->max_size);
+	g->pr.total = r->content_length > 0 ? (uint64_t)r->content_length : 0;
+	if (r->content_length >= 0 && o->size)
+		o->size(o->sink_arg, (uint64_t)r->content_length);
+	g->deliver = 1;
+	return 1;
+}
+
+/* Body bytes buf[*off, len) through the framing to the sink; *off ends
+ * where the body ended (or at len). 0 or negative errno. */
+static int http_body(struct get *g, const uint8_t *buf, size_t *off, size_t len)
+{
+	struct lb_fetch_result *res = g->res;
+	size_t used;
+	int rc;
+
+	while (!g->b.done && *off < len) {
+		const uint8_t *d;
+		size_t dl;
+		rc = lb_http_body_feed(&g->b, buf + *off, len - *off, &used, &d, &dl);
+		if (rc < 0)
+			return seterr(res, rc, "%s: %s", res->url, rc == -EFBIG ?
+				      "larger than allowed" : "bad chunked framing");
+		if (dl && g->deliver) {
+			int s = g->o->sink(g->o->sink_arg, d, dl, g->got);
+			if (s < 0)
+				return seterr(res, s, "%s: cannot store: %s", res->url, strerror(-s));
+			g->got += dl;
+		}
+		*off += used;
+	}
+	return 0;
+}
+
+/* The body is complete: no byte may follow it, in this read (off < len)
+ * or before the server closes. 0 or negative errno. */
+static int http_body_done(struct get *g, uint8_t *buf, size_t off, size_t len)
+{
+	struct lb_fetch_result *res = g->res;
+	const char *what = g->b.mode == LB_BODY_LENGTH ? "Content-Length" : "the chunked body";
+
+	if (off < len)
+		return seterr(res, -EPROTO, "%s: more bytes than %s", res->url, what);
+	/* We asked the server to close: anything it still sends
+	 * is more than it announced. Wait for its close briefly. */
+	struct tcp *c = g->t.read == tcp_read ? g->t.ctx : NULL;
+	if (c)
+		c->timeout_ms = 2000;
+	if (g->t.read(g->t.ctx, buf, HTTP_BUF) > 0)
+		return seterr(res, -EPROTO, "%s: more bytes than %s", res->url, what);
+	return 0;
+}
+
+/* The server closed the connection: fine only after a complete body. */
+static int http_closed(struct get *g, int in_body)
+{
+	struct lb_fetch_result *res = g->res;
+	int rc;
+
+	if (!in_body)
+		return seterr(res, -EPIPE, "%s: connection closed before the response", res->url);
+	if (!(rc = lb_http_body_eof(&g->b)))
+		return 0;
+	if (g->b.mode == LB_BODY_LENGTH)
+		return seterr(res, rc, "%s: connection closed after %llu of %llu bytes",
+			      res->url, (unsigned long long)g->b.total,
+			      (unsigned long long)(g->b.total + g->b.left));
+	return seterr(res, rc, "%s: connection closed inside chunked body after %llu bytes",
+		      res->url, (unsigned long long)g->b.total);
+}
+
 /* One GET. 0 with *location set for a redirect, 1 when the body went to
  * the sink, negative errno otherwise. */
 static int http_once(const struct lb_url *u, const struct lb_fetch_opts *o,
 		     struct lb_fetch_result *res, char *location, size_t loccap)
 {
-	struct lb_net_transport t = { 0 };
+	struct get g = { .o = o, .res = res, .pr = { o, lb_now_ms(), 0, 0, 0 } };
 	struct lb_http_resp *r = NULL;
-	struct lb_http_body b;
-	struct prog pr = { o, lb_now_ms(), 0, 0, 0 };
 	uint8_t *buf = NULL;
 	char req[LB_URL_MAX + 512];
 	size_t n, used;
-	int rc, fd = -1, in_body = 0, deliver = 0;
-	uint64_t got = 0;
+	int rc, in_body = 0;
 
 	location[0] = 0;
 	if ((rc = lb_http_request(u, 0, req, sizeof(req), &n)))
@@ -412,59 +551,24 @@ static int http_once(const struct lb_url *u, const struct lb_fetch_opts *o,
 		rc = seterr(res, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = tcp_connect(u, o->timeout_ms, &fd, res)))
+	if ((rc = http_open(u, o, res, &g.t)))
 		goto out;
-	if (u->scheme == LB_URL_HTTPS) {
-		char e[200] = "";
-		rc = o->tls_open(o->tls_arg, fd, u->host, o->timeout_ms, &t, e, sizeof(e));
-		fd = -1;        /* the transport owns it now, even on failure */
-		if (rc) {
-			rc = seterr(res, rc, "https://%s: %s", u->host, e[0] ? e : strerror(-rc));
-			goto out;
-		}
-	} else {
-		struct tcp *c = malloc(sizeof(*c));
-		if (!c) {
-			rc = seterr(res, -ENOMEM, "out of memory");
-			goto out;
-		}
-		c->fd = fd;
-		c->timeout_ms = o->timeout_ms;
-		fd = -1;
-		t.ctx = c;
-		t.read = tcp_read;
-		t.write = tcp_write;
-		t.close = tcp_close;
-	}
-	if ((rc = (int)t.write(t.ctx, req, n)) < 0) {
+	if ((rc = (int)g.t.write(g.t.ctx, req, n)) < 0) {
 		rc = seterr(res, rc, "%s: sending the request: %s", res->url, strerror(-rc));
 		goto out;
 	}
 	lb_http_head_init(r);
 	for (;;) {
-		ssize_t k = t.read(t.ctx, buf, HTTP_BUF);
+		ssize_t k = g.t.read(g.t.ctx, buf, HTTP_BUF);
 		if (k < 0) {
 			rc = seterr(res, (int)k, "%s: %s after %llu bytes", res->url,
 				    k == -ETIMEDOUT ? "no data for too long" : strerror((int)-k),
-				    (unsigned long long)got);
+				    (unsigned long long)g.got);
 			goto out;
 		}
 		if (k == 0) {
-			if (!in_body) {
-				rc = seterr(res, -EPIPE, "%s: connection closed before the response",
-					    res->url);
+			if ((rc = http_closed(&g, in_body)))
 				goto out;
-			}
-			if ((rc = lb_http_body_eof(&b))) {
-				if (b.mode == LB_BODY_LENGTH)
-					rc = seterr(res, rc, "%s: connection closed after %llu of %llu bytes",
-						    res->url, (unsigned long long)b.total,
-						    (unsigned long long)(b.total + b.left));
-				else
-					rc = seterr(res, rc, "%s: connection closed inside chunked body after %llu bytes",
-						    res->url, (unsigned long long)b.total);
-				goto out;
-			}
 			break;
 		}
 		size_t off = 0, len = (size_t)k;
@@ -481,85 +585,24 @@ static int http_once(const struct lb_url *u, const struct lb_fetch_opts *o,
 				continue;
 			off = used;
 			in_body = 1;
-			res->http_status = r->status;
-			if (r->status >= 300 && r->status < 400 && r->status != 304) {
-				if (!r->location[0]) {
-					rc = seterr(res, -EPROTO, "%s: HTTP %d without Location",
-						    res->url, r->status);
-					goto out;
-				}
-				snprintf(location, loccap, "%s", r->location);
-				rc = 0;
+			if ((rc = http_on_head(&g, r, location, loccap)) <= 0)
 				goto out;
-			}
-			if (r->status != 200) {
-				int e = r->status == 404 || r->status == 410 ? -ENOENT :
-					r->status == 401 || r->status == 403 ? -EACCES : -EIO;
-				rc = seterr(res, e, "%s: HTTP %d %s", res->url, r->status, r->reason);
-				goto out;
-			}
-			if (r->content_length >= 0 && (uint64_t)r->content_length > o->max_size) {
-				rc = seterr(res, -EFBIG, "%s: %lld bytes, more than the %llu allowed",
-					    res->url, (long long)r->content_length,
-					    (unsigned long long)o->max_size);
-				goto out;
-			}
-			lb_http_body_init(&b, r, o->max_size);
-			pr.total = r->content_length > 0 ? (uint64_t)r->content_length : 0;
-			if (r->content_length >= 0 && o->size)
-				o->size(o->sink_arg, (uint64_t)r->content_length);
-			deliver = 1;
 		}
-		while (!b.done && off < len) {
-			const uint8_t *d;
-			size_t dl;
-			rc = lb_http_body_feed(&b, buf + off, len - off, &used, &d, &dl);
-			if (rc < 0) {
-				rc = seterr(res, rc, "%s: %s", res->url, rc == -EFBIG ?
-					    "larger than allowed" : "bad chunked framing");
+		if ((rc = http_body(&g, buf, &off, len)))
+			goto out;
+		prog_tick(&g.pr, g.got, 0);
+		if (g.b.done) {
+			if ((rc = http_body_done(&g, buf, off, len)))
 				goto out;
-			}
-			if (dl && deliver) {
-				int s = o->sink(o->sink_arg, d, dl, got);
-				if (s < 0) {
-					rc = seterr(res, s, "%s: cannot store: %s", res->url, strerror(-s));
-					goto out;
-				}
-				got += dl;
-			}
-			off += used;
-		}
-		prog_tick(&pr, got, 0);
-		if (b.done) {
-			if (off < len) {
-				rc = seterr(res, -EPROTO, "%s: more bytes than %s", res->url,
-					    b.mode == LB_BODY_LENGTH ? "Content-Length" :
-					    "the chunked body");
-				goto out;
-			}
-			/* We asked the server to close: anything it still sends
-			 * is more than it announced. Wait for its close briefly. */
-			struct tcp *c = t.read == tcp_read ? t.ctx : NULL;
-			if (c)
-				c->timeout_ms = 2000;
-			ssize_t more = t.read(t.ctx, buf, HTTP_BUF);
-			if (more > 0) {
-				rc = seterr(res, -EPROTO, "%s: more bytes than %s", res->url,
-					    b.mode == LB_BODY_LENGTH ? "Content-Length" :
-					    "the chunked body");
-				goto out;
-			}
 			break;
 		}
 	}
-	res->size = got;
-	prog_tick(&pr, got, 1);
+	res->size = g.got;
+	prog_tick(&g.pr, g.got, 1);
 	rc = 1;
 out:
-	if (t.close)
-		t.close(t.ctx);
-	if (fd >= 0)
-		close(fd);
+	if (g.t.close)
+		g.t.close(g.t.ctx);
 	free(buf);
 	free(r);
 	return rc;
