@@ -41,6 +41,9 @@ OID(oid_sha256, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01);
 OID(oid_sha384, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02);
 OID(oid_sha512, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03);
 /* 1.2.840.113549.1.1.x (PKCS#1) and 1.2.840.10045.4.x (ECDSA) prefixes */
+OID(oid_ext_key_usage, 0x55, 0x1d, 0x25);
+OID(oid_any_eku, 0x55, 0x1d, 0x25, 0x00);
+OID(oid_code_signing, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x03);
 OID(oid_pkcs1, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01);
 OID(oid_ecdsa, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04);
 
@@ -128,6 +131,62 @@ static int cert_parse(struct lb_der all, struct cert *c)
 	return 0;
 }
 
+/* The signer certificate's extendedKeyUsage (RFC 5280 4.2.1.12): when it
+ * has one, it must name codeSigning or anyExtendedKeyUsage (a TLS server
+ * certificate from the same CA does not sign kernels). A certificate
+ * without the extension is not restricted, as in Linux's verify_pefile and
+ * sbverify. 0, LB_PE_SIG_USAGE or LB_PE_SIG_MALFORMED. */
+static int signer_eku(const struct cert *c, char *err, size_t errsz)
+{
+	struct lb_der d = c->all, cv, tbs, x, exts;
+	uint8_t t;
+	int seen = 0;
+
+	if (lb_der_want(&d, 0x30, &cv, NULL) || lb_der_want(&cv, 0x30, &tbs, NULL))
+		return LB_PE_SIG_MALFORMED;
+	if (tbs.n && tbs.p[0] == 0xa0 && lb_der_tlv(&tbs, &t, NULL, NULL))
+		return LB_PE_SIG_MALFORMED;
+	/* serial, signature, issuer, validity, subject, subjectPublicKeyInfo */
+	for (int i = 0; i < 6; i++)
+		if (lb_der_tlv(&tbs, &t, NULL, NULL))
+			return LB_PE_SIG_MALFORMED;
+	/* issuerUniqueID [1], subjectUniqueID [2] */
+	while (tbs.n && (tbs.p[0] == 0x81 || tbs.p[0] == 0x82 ||
+			 tbs.p[0] == 0xa1 || tbs.p[0] == 0xa2))
+		if (lb_der_tlv(&tbs, &t, NULL, NULL))
+			return LB_PE_SIG_MALFORMED;
+	if (!tbs.n)
+		return 0; /* no extensions */
+	if (lb_der_want(&tbs, 0xa3, &x, NULL) || lb_der_want(&x, 0x30, &exts, NULL) ||
+	    x.n || tbs.n)
+		return LB_PE_SIG_MALFORMED;
+	while (exts.n) {
+		struct lb_der ext, oid, val, seq, purpose;
+		int code = 0;
+
+		if (lb_der_want(&exts, 0x30, &ext, NULL) || lb_der_want(&ext, 0x06, &oid, NULL) ||
+		    (ext.n && ext.p[0] == 0x01 && lb_der_tlv(&ext, &t, NULL, NULL)) ||
+		    lb_der_want(&ext, 0x04, &val, NULL) || ext.n)
+			return LB_PE_SIG_MALFORMED;
+		if (!eq(&oid, oid_ext_key_usage, sizeof(oid_ext_key_usage)))
+			continue;
+		if (seen++ || lb_der_want(&val, 0x30, &seq, NULL) || val.n || !seq.n)
+			return LB_PE_SIG_MALFORMED;
+		while (seq.n) {
+			if (lb_der_want(&seq, 0x06, &purpose, NULL))
+				return LB_PE_SIG_MALFORMED;
+			code |= eq(&purpose, oid_code_signing, sizeof(oid_code_signing)) ||
+				eq(&purpose, oid_any_eku, sizeof(oid_any_eku));
+		}
+		if (!code) {
+			lb_seterr(err, errsz, "the signer's certificate is not for code signing "
+				  "(extendedKeyUsage without codeSigning)");
+			return LB_PE_SIG_USAGE;
+		}
+	}
+	return 0;
+}
+
 struct ta_store {
 	br_x509_decoder_context dc;
 	uint8_t dn[2048];
@@ -152,7 +211,7 @@ static void dn_append(void *ctx, const void *buf, size_t len)
 static int check_chain(const struct cert *chain, size_t n,
 		       const br_x509_trust_anchor *tas, size_t n_tas,
 		       int64_t now, br_x509_minimal_context *xc,
-		       const br_x509_pkey **pk)
+		       const br_x509_pkey **pk, unsigned *usages)
 {
 	const br_x509_class **vt = &xc->vtable;
 	unsigned err;
@@ -179,7 +238,7 @@ static int check_chain(const struct cert *chain, size_t n,
 	err = (*vt)->end_chain(vt);
 	if (err)
 		return (int)err;
-	*pk = (*vt)->get_pkey(vt, NULL);
+	*pk = (*vt)->get_pkey(vt, usages);
 	return *pk ? 0 : -1;
 }
 
@@ -200,6 +259,7 @@ static int verify_one(const uint8_t *img, size_t len, struct lb_der p7,
 	uint8_t tag, hbuf[64];
 	int img_alg, si_alg, rc = LB_PE_SIG_MALFORMED, ok;
 	int have_md = 0, have_ct = 0;
+	unsigned usages = 0;
 
 	/* ContentInfo { signedData, [0] SignedData } */
 	if (lb_der_want(&p7, 0x30, &ci, NULL) || lb_der_want(&ci, 0x06, &oid, NULL) ||
@@ -344,11 +404,23 @@ bad_attrs:
 		rc = -ENOMEM;
 		goto out;
 	}
-	if ((ok = check_chain(chain, n_chain, tas, n_tas, now, xc, &pk))) {
+	if ((ok = check_chain(chain, n_chain, tas, n_tas, now, xc, &pk, &usages))) {
 		lb_seterr(err, errsz, "certificate chain not trusted (BearSSL error %d)", ok);
 		rc = LB_PE_SIG_UNTRUSTED;
 		goto out;
 	}
+	/* what the signer's certificate may do: keyUsage (BearSSL reads it:
+	 * without the extension every use) must allow signatures, and an
+	 * extendedKeyUsage must allow code signing */
+	if (!(usages & BR_KEYTYPE_SIGN)) {
+		lb_seterr(err, errsz, "the signer's certificate is not for signing "
+			  "(keyUsage without digitalSignature)");
+		rc = LB_PE_SIG_USAGE;
+		goto out;
+	}
+	if ((rc = signer_eku(&chain[0], err, errsz)))
+		goto out;
+	rc = LB_PE_SIG_MALFORMED;
 	if (!(h = malloc(sizeof(*h)))) {
 		rc = -ENOMEM;
 		goto out;
@@ -409,13 +481,14 @@ out:
 static int rank(int rc)
 {
 	switch (rc) {
-	case LB_PE_SIG_CHANGED: return 5;
-	case LB_PE_SIG_BAD: return 4;
+	case LB_PE_SIG_CHANGED: return 6;
+	case LB_PE_SIG_BAD: return 5;
+	case LB_PE_SIG_USAGE: return 4;
 	case LB_PE_SIG_UNTRUSTED: return 3;
 	case LB_PE_SIG_ALGORITHM: return 2;
 	case LB_PE_SIG_MALFORMED: return 1;
 	}
-	return 6; /* ENOMEM etc. */
+	return 7; /* ENOMEM etc. */
 }
 
 int lb_pe_sig_verify(const uint8_t *img, size_t len,
@@ -587,6 +660,7 @@ const char *lb_pe_sig_reason(int rc)
 	case LB_PE_SIG_BAD: return "bad signature";
 	case LB_PE_SIG_UNTRUSTED: return "not signed by a trusted CA";
 	case LB_PE_SIG_ALGORITHM: return "unsupported algorithm";
+	case LB_PE_SIG_USAGE: return "signer certificate not for code signing";
 	case -ENOMEM: return "out of memory";
 	default: return "error";
 	}

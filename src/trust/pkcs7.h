@@ -19,6 +19,7 @@
 #define LB_PE_SIG_BAD         (-EKEYREJECTED)    /* signer's signature does not verify */
 #define LB_PE_SIG_UNTRUSTED   (-ENOKEY)          /* no chain to a trusted CA */
 #define LB_PE_SIG_ALGORITHM   (-EPROTONOSUPPORT) /* digest or key algorithm not handled */
+#define LB_PE_SIG_USAGE       (-EPERM)           /* signer certificate not for code signing */
 
 #define LB_PE_SIG_MAX_CAS     16
 #define LB_PE_SIG_MAX_CHAIN   8

@@ -211,6 +211,30 @@ PY
 	expect pe/ecdsa-signed-uki 0 'PE signature ok' L manifest --verify uki.signed --trust-x509 ca.pem
 	expect pe/ecdsa-signed-uki-other-ca 1 'refused: not signed by a trusted CA' L manifest --verify uki.signed --trust-x509 $DEBCA
 	expect pe/not-a-certificate 1 'not a PEM or DER certificate' L manifest --verify kernel.test --trust-x509 m.pub
+	# a certificate of the same CA that is not for code signing: a TLS server
+	# certificate (extendedKeyUsage serverAuth only), and one whose keyUsage
+	# allows key encipherment only; anyExtendedKeyUsage is allowed
+	cat >>ext.cnf <<'CNF'
+[tls]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+[keyx]
+basicConstraints = critical, CA:false
+keyUsage = critical, keyEncipherment
+[any]
+basicConstraints = critical, CA:false
+extendedKeyUsage = anyExtendedKeyUsage
+CNF
+	for u in tls keyx any; do
+		openssl x509 -req -in signer.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out $u.pem \
+			-days 365 -extfile ext.cnf -extensions $u 2>/dev/null
+		sbsign --key signer.key --cert $u.pem --output kernel.$u kernel.unsigned >/dev/null 2>&1
+	done
+	expect pe/eku-server-auth-refused 1 'refused: signer certificate not for code signing.*extendedKeyUsage without codeSigning' \
+		L manifest --verify kernel.tls --trust-x509 ca.pem
+	expect pe/key-usage-keyx-refused 1 'keyUsage without digitalSignature' L manifest --verify kernel.keyx --trust-x509 ca.pem
+	expect pe/eku-any-verifies 0 'PE signature ok' L manifest --verify kernel.any --trust-x509 ca.pem
 else
 	echo "skip pe: needs /boot/vmlinuz-* (linux-image-amd64), $DEBCA (shim-unsigned) and sbsigntool"
 fi
