@@ -10,6 +10,7 @@ LB_APPLET(manifest, LB_HOST|LB_TARGET,
 "       lboot manifest --verify FILE --trust KEY.pub... [--revoke KEY.pub]...\n"
 "                      [--sig SIGFILE]\n"
 "       lboot manifest --verify PE_FILE --trust-x509 CERT... [--now DATE]\n"
+"                      [--revoke-pe SHA256]... [--revoke-x509 CERT]...\n"
 "Write the manifest that binds a boot entry: its id, the SHA-256 of the\n"
 "kernel (and its Authenticode digest when it is a PE image), the SHA-256 of\n"
 "each initrd in boot order, the exact command line, a version and an expiry.\n"
@@ -28,7 +29,9 @@ LB_APPLET(manifest, LB_HOST|LB_TARGET,
 "--sig) signature and print the trusted comment. With --trust-x509 CERT\n"
 "(PEM or DER, repeatable): check PE_FILE's Authenticode signature (a\n"
 "distribution-signed kernel, a UKI) against those CAs, certificates valid\n"
-"at --now (default: the clock).\n"
+"at --now (default: the clock). --revoke-pe SHA256 (the Authenticode\n"
+"SHA-256 of an image, in hex) and --revoke-x509 CERT refuse that image, or\n"
+"any signature with that certificate, as the policy's revoke-pe/revoke-x509.\n"
 "Exit: 0 ok, 1 refused or failed (one line with the reason), 2 usage.\n")
 
 #include <errno.h>
@@ -58,6 +61,8 @@ struct opts {
 	const char *initrd[LB_MANIFEST_MAX_INITRDS];
 	size_t n_initrds;
 	struct lb_pubkey trusted[MAX_KEYS], revoked[MAX_KEYS];
+	uint8_t revoke_pe[MAX_KEYS][32], revoke_x509[MAX_KEYS][32];
+	size_t n_revoke_pe, n_revoke_x509;
 	size_t n_trusted, n_revoked;
 	struct lb_x509_ca cas[MAX_KEYS];
 	size_t n_cas;
@@ -332,8 +337,10 @@ static int verify_pe(const struct opts *o, const char *file, struct lb_blob *b)
 	}
 	if ((rc = lb_blob_map(b, &p)))
 		return rc;
-	rc = lb_pe_sig_verify(p, (size_t)b->size, o->cas, o->n_cas, now, err,
-			      sizeof(err));
+	rc = lb_pe_sig_verify_rv(p, (size_t)b->size, o->cas, o->n_cas,
+				 &(struct lb_pe_revoked){ o->revoke_pe, o->n_revoke_pe,
+							  o->revoke_x509, o->n_revoke_x509 },
+				 now, err, sizeof(err));
 	if (rc)
 		lb_err("%s: refused: %s (%s)", file, lb_pe_sig_reason(rc), err);
 	else
@@ -372,6 +379,8 @@ int manifest_main(int argc, char **argv)
 		{ "now", required_argument, NULL, 'n' },
 		{ "floor", required_argument, NULL, 'f' },
 		{ "trust-x509", required_argument, NULL, 'X' },
+		{ "revoke-pe", required_argument, NULL, 'P' },
+		{ "revoke-x509", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts *o = calloc(1, sizeof(*o));
@@ -399,11 +408,21 @@ int manifest_main(int argc, char **argv)
 			}
 			o->initrd[o->n_initrds++] = optarg;
 			break;
+		case 'P':
+			if (o->n_revoke_pe == MAX_KEYS ||
+			    lb_unhex(optarg, strlen(optarg), o->revoke_pe[o->n_revoke_pe], 32)) {
+				lb_err("--revoke-pe %s: want a SHA-256 in 64 hex digits (at most %d)",
+				       optarg, MAX_KEYS);
+				goto out;
+			}
+			o->n_revoke_pe++;
+			break;
+		case 'R':
 		case 'X': {
 			uint8_t *buf, *der;
 			size_t len, dlen;
 			int r;
-			if (o->n_cas == MAX_KEYS) {
+			if ((c == 'X' ? o->n_cas : o->n_revoke_x509) == MAX_KEYS) {
 				lb_err("at most %d certificates", MAX_KEYS);
 				goto out;
 			}
@@ -418,6 +437,19 @@ int manifest_main(int argc, char **argv)
 				lb_err("%s: not a PEM or DER certificate", optarg);
 				rc = 1;
 				goto out;
+			}
+			if (c == 'R') {
+				struct lb_digests d;
+
+				r = lb_hash_buf(LB_HASH_BIT(LB_SHA256), der, dlen, &d);
+				free(der);
+				if (r) {
+					lb_err("%s: %s", optarg, strerror(-r));
+					rc = 1;
+					goto out;
+				}
+				memcpy(o->revoke_x509[o->n_revoke_x509++], d.d[LB_SHA256], 32);
+				break;
 			}
 			o->cas[o->n_cas].der = der;
 			o->cas[o->n_cas++].len = dlen;

@@ -7,6 +7,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
 "         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
 "         [--manifest-floor-nv INDEX] [--tpm require|auto] [--ca FILE]...\n"
+"         [--revoke-pe SHA256]... [--revoke-x509 CERT]...\n"
 "         [--order SPEC] [--option lboot.KEY=VALUE]...\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
@@ -33,6 +34,10 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "  --trust KEY.pub     a minisign (or signify) public key (repeatable)\n"
 "  --revoke KEY.pub    a key whose signatures are refused (repeatable)\n"
 "  --trust-x509 CERT   a CA (PEM or DER) for PE-signed kernels and UKIs\n"
+"  --revoke-pe SHA256  refuse the PE image with this Authenticode SHA-256\n"
+"                      (hex), whoever signed it (repeatable; dbx's role)\n"
+"  --revoke-x509 CERT  refuse PE signatures with this certificate anywhere in\n"
+"                      them, and never trust it as a CA (repeatable)\n"
 "  --allow-edit        enforce: allow editing a command line at the menu\n"
 "  --allow-shell       enforce: allow the menu's shell\n"
 "  --manifest-floor N  refuse manifests with a version below N\n"
@@ -66,6 +71,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 #include <unistd.h>
 
 #include "cpio.h"
+#include "hash.h"
 #include "io.h"
 #include "compress.h"
 #include "manifest.h"
@@ -90,6 +96,8 @@ struct vopts {
 	const char *tpm;
 	const char *opt[MAX_POLICY_FILES]; /* built-in lboot.* options */
 	size_t n_opt;
+	const char *revoke_pe[MAX_POLICY_FILES], *revoke_x509[MAX_POLICY_FILES];
+	size_t n_revoke_pe, n_revoke_x509;
 	int usage;               /* an option's value was wrong (exit 2) */
 	char dir[64];            /* the staging directory, "" when none */
 	char *made[3 * MAX_POLICY_FILES + 8];
@@ -176,13 +184,54 @@ static void policy_cleanup(struct vopts *v)
 	v->dir[0] = 0;
 }
 
+/* The policy's revoke-pe and revoke-x509 lines, appended at text + *n. */
+static int revoke_lines(struct vopts *v, char *text, size_t size, int *n)
+{
+	uint8_t d32[32];
+	char hex[65];
+	int r;
+
+	for (size_t i = 0; i < v->n_revoke_pe; i++) {
+		if (lb_unhex(v->revoke_pe[i], strlen(v->revoke_pe[i]), d32, 32)) {
+			lb_err("--revoke-pe %s: want a SHA-256 in 64 hex digits", v->revoke_pe[i]);
+			v->usage = 1;
+			return -EINVAL;
+		}
+		lb_hex(d32, 32, hex);
+		*n += snprintf(text + *n, size - (size_t)*n, "revoke-pe %s\n", hex);
+	}
+	for (size_t i = 0; i < v->n_revoke_x509; i++) {
+		struct lb_digests d;
+		uint8_t *buf, *der;
+		size_t len, dlen;
+
+		if ((r = lb_read_path(v->revoke_x509[i], 1 << 20, &buf, &len))) {
+			lb_err("%s: %s", v->revoke_x509[i], strerror(-r));
+			return r;
+		}
+		r = lb_x509_load(buf, len, &der, &dlen);
+		free(buf);
+		if (r) {
+			lb_err("%s: not a PEM or DER X.509 certificate", v->revoke_x509[i]);
+			return r;
+		}
+		r = lb_hash_buf(LB_HASH_BIT(LB_SHA256), der, dlen, &d);
+		free(der);
+		if (r)
+			return r;
+		lb_hex(d.d[LB_SHA256], 32, hex);
+		*n += snprintf(text + *n, size - (size_t)*n, "revoke-x509 %s\n", hex);
+	}
+	return 0;
+}
+
 /* Write the policy files into a staging directory merged into the root. */
 static int policy_stage(struct vopts *v, uint32_t mtime)
 {
 	static const char *const dirs[] = { "etc", "etc/lboot", "etc/lboot/trust",
 		"etc/lboot/revoked", "etc/lboot/trust-x509", "etc/lboot/tls" };
 	enum lb_verify_mode mode = v->n_trust || v->n_x509 ? LB_VERIFY_ENFORCE : LB_VERIFY_OFF;
-	char text[512], t[21];
+	char text[512 + 2 * MAX_POLICY_FILES * 80], t[21];
 	const char *tmp = getenv("TMPDIR");
 	int64_t floor_t = mtime ? (int64_t)mtime : (int64_t)time(NULL);
 	unsigned long long fl = 0, fnv = 0;
@@ -234,6 +283,8 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		     v->allow_shell ? "yes" : "no", fl, t, v->tpm ? v->tpm : "auto");
 	if (fnv)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "manifest-floor-nv 0x%08llx\n", fnv);
+	if ((r = revoke_lines(v, text, sizeof(text), &n)))
+		return r;
 	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
 		return r;
 	if (v->n_opt) {
@@ -376,6 +427,8 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "ca", required_argument, NULL, 'A' },
 		{ "order", required_argument, NULL, 'O' },
 		{ "option", required_argument, NULL, 'Q' },
+		{ "revoke-pe", required_argument, NULL, 'D' },
+		{ "revoke-x509", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -440,6 +493,16 @@ int mkinitramfs_main(int argc, char **argv)
 				     c == 'T' ? &vo.n_trust : c == 'R' ? &vo.n_revoke : &vo.n_x509,
 				     optarg)) {
 				lb_err("at most %d of each of --trust, --revoke, --trust-x509",
+				       MAX_POLICY_FILES);
+				goto usage;
+			}
+			break;
+		case 'D':
+		case 'W':
+			vo.set = 1;
+			if (add_path(c == 'D' ? vo.revoke_pe : vo.revoke_x509,
+				     c == 'D' ? &vo.n_revoke_pe : &vo.n_revoke_x509, optarg)) {
+				lb_err("at most %d of each of --revoke-pe, --revoke-x509",
 				       MAX_POLICY_FILES);
 				goto usage;
 			}

@@ -187,6 +187,19 @@ static int signer_eku(const struct cert *c, char *err, size_t errsz)
 	return 0;
 }
 
+/* Is the SHA-256 of these bytes in list[0..n)? */
+static int listed(const uint8_t *p, size_t len, const uint8_t (*list)[32], size_t n)
+{
+	struct lb_digests d;
+
+	if (!n || lb_hash_buf(LB_HASH_BIT(LB_SHA256), p, len, &d))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!memcmp(list[i], d.d[LB_SHA256], 32))
+			return 1;
+	return 0;
+}
+
 struct ta_store {
 	br_x509_decoder_context dc;
 	uint8_t dn[2048];
@@ -245,7 +258,7 @@ static int check_chain(const struct cert *chain, size_t n,
 /* One PKCS#7 SignedData blob. */
 static int verify_one(const uint8_t *img, size_t len, struct lb_der p7,
 		      const br_x509_trust_anchor *tas, size_t n_tas,
-		      int64_t now, char *err, size_t errsz)
+		      const struct lb_pe_revoked *rv, int64_t now, char *err, size_t errsz)
 {
 	struct lb_der ci, oid, sd, x, spc_all, spc, spc2, dinfo, dalg, dig;
 	struct lb_der certs = { 0 }, sis, si, ias, siss, sser, sdalg, aa_all = { 0 };
@@ -383,6 +396,14 @@ bad_attrs:
 		rc = LB_PE_SIG_UNTRUSTED;
 		goto out;
 	}
+	/* a revoked certificate anywhere in the signature refuses it */
+	for (size_t i = 0; rv && i < n_certs; i++)
+		if (listed(cs[i].all.p, cs[i].all.n, rv->certs, rv->n_certs)) {
+			lb_seterr(err, errsz, "certificate %zu of the signature is revoked by the policy "
+				  "(revoke-x509)", i);
+			rc = LB_PE_SIG_REVOKED;
+			goto out;
+		}
 	/* up the issuers found in the signature (the engine stops at a CA) */
 	while (n_chain < LB_PE_SIG_MAX_CHAIN) {
 		const struct cert *cur = &chain[n_chain - 1], *next = NULL;
@@ -481,6 +502,7 @@ out:
 static int rank(int rc)
 {
 	switch (rc) {
+	case LB_PE_SIG_REVOKED: return 8;
 	case LB_PE_SIG_CHANGED: return 6;
 	case LB_PE_SIG_BAD: return 5;
 	case LB_PE_SIG_USAGE: return 4;
@@ -495,11 +517,19 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 		     const struct lb_x509_ca *cas, size_t n_cas, int64_t now,
 		     char *err, size_t errsz)
 {
+	return lb_pe_sig_verify_rv(img, len, cas, n_cas, NULL, now, err, errsz);
+}
+
+int lb_pe_sig_verify_rv(const uint8_t *img, size_t len,
+			const struct lb_x509_ca *cas, size_t n_cas,
+			const struct lb_pe_revoked *rv, int64_t now,
+			char *err, size_t errsz)
+{
 	struct lb_pe *pe = malloc(sizeof(*pe));
 	struct ta_store *st = NULL;
 	br_x509_trust_anchor *tas = NULL;
 	size_t n_tas = 0, off, end;
-	int rc = LB_PE_SIG_MALFORMED, best = 0, n_sigs = 0;
+	int rc = LB_PE_SIG_MALFORMED, best = 0, n_sigs = 0, ok_sigs = 0;
 	char e1[160];
 
 	lb_seterr(err, errsz, "not a PE image");
@@ -516,6 +546,21 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 		lb_seterr(err, errsz, "certificate table outside the file");
 		goto out;
 	}
+	/* a revoked image is refused whoever signed it */
+	if (rv && rv->n_images) {
+		struct lb_digests d;
+
+		if ((rc = lb_authenticode(img, len, LB_HASH_BIT(LB_SHA256), &d)))
+			goto out;
+		for (size_t i = 0; i < rv->n_images; i++)
+			if (!memcmp(rv->images[i], d.d[LB_SHA256], 32)) {
+				lb_seterr(err, errsz, "the image's Authenticode SHA-256 is revoked "
+					  "by the policy (revoke-pe)");
+				rc = LB_PE_SIG_REVOKED;
+				goto out;
+			}
+		rc = LB_PE_SIG_MALFORMED;
+	}
 	if (n_cas > LB_PE_SIG_MAX_CAS)
 		n_cas = LB_PE_SIG_MAX_CAS;
 	st = calloc(n_cas ? n_cas : 1, sizeof(*st));
@@ -527,6 +572,8 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 	for (size_t i = 0; i < n_cas; i++) {
 		const br_x509_pkey *k;
 
+		if (rv && listed(cas[i].der, cas[i].len, rv->certs, rv->n_certs))
+			continue; /* a revoked CA is not trusted */
 		br_x509_decoder_init(&st[i].dc, dn_append, &st[i]);
 		br_x509_decoder_push(&st[i].dc, cas[i].der, cas[i].len);
 		k = br_x509_decoder_get_pkey(&st[i].dc);
@@ -551,15 +598,18 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 			break;
 		if (type == 2) {
 			struct lb_der p7 = { img + off + 8, l - 8 };
-			int r = verify_one(img, len, p7, tas, n_tas, now, e1, sizeof(e1));
+			int r = verify_one(img, len, p7, tas, n_tas, rv, now, e1, sizeof(e1));
 
 			n_sigs++;
-			if (!r) {
+			/* with revoked certificates every signature is looked
+			 * at: one revoked signature refuses the image */
+			if (!r && !(rv && rv->n_certs)) {
 				lb_seterr(err, errsz, "ok");
 				rc = 0;
 				goto out;
 			}
-			if (!best || rank(r) > rank(best)) {
+			ok_sigs += !r;
+			if (r && (!best || rank(r) > rank(best))) {
 				best = r;
 				lb_seterr(err, errsz, "%s", e1);
 			}
@@ -572,6 +622,9 @@ int lb_pe_sig_verify(const uint8_t *img, size_t len,
 	if (!n_sigs) {
 		lb_seterr(err, errsz, "not signed (no PKCS#7 signature in the certificate table)");
 		rc = LB_PE_SIG_UNSIGNED;
+	} else if (ok_sigs && best != LB_PE_SIG_REVOKED) {
+		lb_seterr(err, errsz, "ok");
+		rc = 0;
 	} else {
 		rc = best;
 	}
@@ -661,6 +714,7 @@ const char *lb_pe_sig_reason(int rc)
 	case LB_PE_SIG_UNTRUSTED: return "not signed by a trusted CA";
 	case LB_PE_SIG_ALGORITHM: return "unsupported algorithm";
 	case LB_PE_SIG_USAGE: return "signer certificate not for code signing";
+	case LB_PE_SIG_REVOKED: return "revoked";
 	case -ENOMEM: return "out of memory";
 	default: return "error";
 	}

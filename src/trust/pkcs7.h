@@ -20,6 +20,7 @@
 #define LB_PE_SIG_UNTRUSTED   (-ENOKEY)          /* no chain to a trusted CA */
 #define LB_PE_SIG_ALGORITHM   (-EPROTONOSUPPORT) /* digest or key algorithm not handled */
 #define LB_PE_SIG_USAGE       (-EPERM)           /* signer certificate not for code signing */
+#define LB_PE_SIG_REVOKED     (-EKEYREVOKED)     /* image or certificate revoked by the policy */
 
 #define LB_PE_SIG_MAX_CAS     16
 #define LB_PE_SIG_MAX_CHAIN   8
@@ -41,6 +42,24 @@ struct lb_x509_ca {
 int lb_pe_sig_verify(const uint8_t *img, size_t len,
 		     const struct lb_x509_ca *cas, size_t n_cas, int64_t now,
 		     char *err, size_t errsz);
+
+/* What the owner revoked (dbx's role): Authenticode SHA-256 digests of
+ * images, and SHA-256 digests of certificates (DER). */
+struct lb_pe_revoked {
+	const uint8_t (*images)[32];
+	size_t n_images;
+	const uint8_t (*certs)[32];
+	size_t n_certs;
+};
+
+/* lb_pe_sig_verify, and LB_PE_SIG_REVOKED when the image's digest is
+ * revoked, or any certificate of any of its signatures is (as UEFI's dbx:
+ * one revoked signature refuses the image even if another verifies); a
+ * revoked CA is not trusted. rv may be NULL. */
+int lb_pe_sig_verify_rv(const uint8_t *img, size_t len,
+			const struct lb_x509_ca *cas, size_t n_cas,
+			const struct lb_pe_revoked *rv, int64_t now,
+			char *err, size_t errsz);
 
 /* PEM ("-----BEGIN CERTIFICATE-----") or DER in, DER out (malloc'd). */
 int lb_x509_load(const uint8_t *buf, size_t len, uint8_t **der,

@@ -8,6 +8,7 @@
 
 #include "io.h"
 #include "manifest.h"
+#include "hash.h"
 #include "policy.h"
 
 #define MAX_POLICY_FILE 4096
@@ -115,6 +116,18 @@ static int yesno(const char *v, int *out)
 	return 0;
 }
 
+/* revoke-pe / revoke-x509 HEX: one more entry of list (n of them). */
+static void add_revoked_digest(struct lb_policy *p, const char *path, const char *line,
+			       const char *v, uint8_t (*list)[32], size_t *n)
+{
+	if (*n >= LB_POLICY_MAX_REVOKE)
+		invalid(p, "%s: too many %s lines", path, line);
+	else if (lb_unhex(v, strlen(v), list[*n], 32))
+		invalid(p, "%s: '%s': want a SHA-256 in 64 hex digits", path, v);
+	else
+		(*n)++;
+}
+
 static void parse_policy(struct lb_policy *p, char *text, const char *path)
 {
 	char *save = NULL;
@@ -161,6 +174,10 @@ static void parse_policy(struct lb_policy *p, char *text, const char *path)
 				invalid(p, "%s: manifest-floor-nv '%s': want an NV index 0x01xxxxxx", path, v);
 			else
 				p->manifest_floor_nv = (uint32_t)x;
+		} else if (!strcmp(line, "revoke-pe")) {
+			add_revoked_digest(p, path, line, v, p->revoke_pe, &p->n_revoke_pe);
+		} else if (!strcmp(line, "revoke-x509")) {
+			add_revoked_digest(p, path, line, v, p->revoke_x509, &p->n_revoke_x509);
 		} else if (!strcmp(line, "time-floor")) {
 			if (lb_utc_parse(v, strlen(v), 0, &p->time_floor))
 				invalid(p, "%s: time-floor '%s': want YYYY-MM-DDTHH:MM:SSZ", path, v);

@@ -10,7 +10,9 @@
  * policy lines: `verify off|warn|enforce`, `allow-edit yes|no`,
  * `allow-shell yes|no`, `manifest-floor N`, `manifest-floor-nv 0x01xxxxxx`
  * (the floor is also that TPM NV counter's value, read at boot: see
- * lb_policy_floor_nv), `time-floor YYYY-MM-DDTHH:MM:SSZ`, `tpm require|auto`;
+ * lb_policy_floor_nv), `time-floor YYYY-MM-DDTHH:MM:SSZ`, `tpm require|auto`,
+ * `revoke-pe SHA256HEX` (a PE image's Authenticode digest) and
+ * `revoke-x509 SHA256HEX` (a certificate's DER), each as often as needed;
  * `#` comments. Unknown keys or values make the whole file invalid, and an
  * invalid policy is enforced with no keys (fail closed): nothing boots and
  * the reason is printed.
@@ -29,6 +31,7 @@ enum lb_verify_mode { LB_VERIFY_OFF = 0, LB_VERIFY_WARN, LB_VERIFY_ENFORCE };
 
 #define LB_POLICY_MAX_KEYS 32
 #define LB_POLICY_MAX_CAS  LB_PE_SIG_MAX_CAS
+#define LB_POLICY_MAX_REVOKE 256 /* of each revoke-pe, revoke-x509 */
 
 struct lb_policy {
 	enum lb_verify_mode mode;
@@ -45,6 +48,10 @@ struct lb_policy {
 	size_t n_revoked;
 	struct lb_x509_ca cas[LB_POLICY_MAX_CAS]; /* der malloc'd */
 	size_t n_cas;
+	uint8_t revoke_pe[LB_POLICY_MAX_REVOKE][32];   /* dbx's role for PE images */
+	size_t n_revoke_pe;
+	uint8_t revoke_x509[LB_POLICY_MAX_REVOKE][32]; /* and for certificates */
+	size_t n_revoke_x509;
 	char err[640];              /* why the policy is invalid ("" when valid) */
 };
 

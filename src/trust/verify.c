@@ -340,8 +340,9 @@ static int check_kernel(const struct lb_verifier *v, const struct lb_entry *e,
 	}
 	if (r != LB_SIG_NONE || !p->n_cas)
 		return refuse(why, whysz, e->kernel, lb_sig_reason(r));
-	rp = lb_pe_sig_verify(img, st->file.size, p->cas, p->n_cas, lb_policy_now(p),
-			      err, sizeof(err));
+	rp = lb_pe_sig_verify_rv(img, st->file.size, p->cas, p->n_cas, &(struct lb_pe_revoked){
+					 p->revoke_pe, p->n_revoke_pe, p->revoke_x509, p->n_revoke_x509 },
+				 lb_policy_now(p), err, sizeof(err));
 	if (!rp) {
 		snprintf(how, howsz, "PE signature");
 		return 0;

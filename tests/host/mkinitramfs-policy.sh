@@ -52,6 +52,16 @@ ck keys-default-to-enforce "grep -qx 'verify enforce' pol"
 "$L" mkinitramfs -o k.cpio --compress none --trust a.pub --verify warn file 2>err
 cpio -i --quiet --to-stdout etc/lboot/policy <k.cpio >pol 2>/dev/null
 ck warn "grep -qx 'verify warn' pol"
+# revocation (issue 23): an image digest and a certificate's SHA-256 as policy lines
+h=$(printf '%064d' 0 | tr 0 a)
+"$L" mkinitramfs -o r.cpio --compress none --trust-x509 ca.pem --revoke-pe "$(echo $h | tr a A)" \
+	--revoke-x509 ca.der file 2>err
+ck revoke-build '[ $? = 0 ]'
+cpio -i --quiet --to-stdout etc/lboot/policy <r.cpio >pol 2>/dev/null
+ck revoke-pe-line "grep -qx 'revoke-pe $h' pol"
+ck revoke-x509-line "grep -qx \"revoke-x509 \$(sha256sum ca.der | cut -c1-64)\" pol"
+"$L" mkinitramfs -o s.cpio --revoke-pe abc file 2>err; ck revoke-pe-bad-2 '[ $? = 2 ] && grep -q "64 hex digits" err && [ ! -e s.cpio ]'
+"$L" mkinitramfs -o s.cpio --revoke-x509 file file 2>err; ck revoke-x509-bad-1 '[ $? = 1 ] && [ ! -e s.cpio ]'
 "$L" mkinitramfs --help | grep -q -- '--trust KEY.pub'; ck help '[ $? = 0 ]'
 # built-in boot options (issue 11: mkinitramfs --order)
 "$L" mkinitramfs -o o.cpio --compress none --order ata,nvme --option lboot.timeout=3 file 2>err

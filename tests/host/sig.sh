@@ -235,6 +235,16 @@ CNF
 		L manifest --verify kernel.tls --trust-x509 ca.pem
 	expect pe/key-usage-keyx-refused 1 'keyUsage without digitalSignature' L manifest --verify kernel.keyx --trust-x509 ca.pem
 	expect pe/eku-any-verifies 0 'PE signature ok' L manifest --verify kernel.any --trust-x509 ca.pem
+	# revocation (dbx's role, from the policy): the image's Authenticode
+	# SHA-256, the signer's certificate, the CA; an unrelated entry changes nothing
+	ah=$("${BINS%% *}" manifest --entry x --kernel kernel.test --cmdline x --version 1 --expires 2030-01-01 |
+		sed -n 's/^kernel-authenticode sha256://p')
+	expect pe/revoked-image 1 'refused: revoked.*revoke-pe' L manifest --verify kernel.test --trust-x509 ca.pem --revoke-pe "$ah"
+	expect pe/revoked-signer 1 'refused: revoked.*revoke-x509' L manifest --verify kernel.test --trust-x509 ca.pem --revoke-x509 signer.pem
+	expect pe/revoked-ca 1 'refused: not signed by a trusted CA' L manifest --verify kernel.test --trust-x509 ca.pem --revoke-x509 ca.pem
+	expect pe/revoked-other 0 'PE signature ok' L manifest --verify kernel.test --trust-x509 ca.pem --revoke-x509 tls.pem \
+		--revoke-pe "$(printf '%064d' 0)"
+	expect pe/revoke-pe-bad 2 'want a SHA-256' L manifest --verify kernel.test --trust-x509 ca.pem --revoke-pe xyz
 else
 	echo "skip pe: needs /boot/vmlinuz-* (linux-image-amd64), $DEBCA (shim-unsigned) and sbsigntool"
 fi

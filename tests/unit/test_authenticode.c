@@ -88,6 +88,24 @@ static void pe_sig(const char *f)
 		}
 		CHECK_INT(accepted_bad, 0);
 		CHECK_INT(lb_pe_sig_verify(img, len, &c, 1, now, err, sizeof(err)), 0);
+		/* revocation (the policy's revoke-pe, revoke-x509): the image's
+		 * Authenticode SHA-256, the CA; an unrelated digest changes nothing */
+		{
+			struct lb_digests ad, cd;
+			uint8_t other[1][32] = { { 1 } };
+			CHECK_INT(lb_authenticode(img, len, LB_HASH_BIT(LB_SHA256), &ad), 0);
+			CHECK_INT(lb_hash_buf(LB_HASH_BIT(LB_SHA256), der, dlen, &cd), 0);
+			struct lb_pe_revoked rv_img = { (const uint8_t (*)[32])ad.d[LB_SHA256], 1, NULL, 0 };
+			struct lb_pe_revoked rv_ca = { NULL, 0, (const uint8_t (*)[32])cd.d[LB_SHA256], 1 };
+			struct lb_pe_revoked rv_other = { (const uint8_t (*)[32])other, 1,
+							  (const uint8_t (*)[32])other, 1 };
+			CHECK_INT(lb_pe_sig_verify_rv(img, len, &c, 1, &rv_img, now, err, sizeof(err)),
+				  LB_PE_SIG_REVOKED);
+			CHECK(strstr(err, "revoke-pe") != NULL);
+			CHECK_INT(lb_pe_sig_verify_rv(img, len, &c, 1, &rv_ca, now, err, sizeof(err)),
+				  LB_PE_SIG_UNTRUSTED);
+			CHECK_INT(lb_pe_sig_verify_rv(img, len, &c, 1, &rv_other, now, err, sizeof(err)), 0);
+		}
 		free(bad);
 		free(pe);
 		free(der);

@@ -109,6 +109,31 @@ int main(void)
 		CHECK(pol.err[0]);
 		lb_policy_free(&pol);
 	}
+	TEST("policy: revoke-pe and revoke-x509 lines") {
+		write_policy("verify enforce\n"
+			     "revoke-pe 00112233445566778899AABBCCDDEEFF00112233445566778899aabbccddeeff\n"
+			     "revoke-x509 ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n"
+			     "revoke-pe 0000000000000000000000000000000000000000000000000000000000000001\n");
+		lb_policy_load(root, &pol);
+		CHECK_STR(pol.err, "");
+		CHECK_INT(pol.n_revoke_pe, 2);
+		CHECK_INT(pol.n_revoke_x509, 1);
+		CHECK_INT(pol.revoke_pe[0][0], 0x00);
+		CHECK_INT(pol.revoke_pe[0][10], 0xaa);
+		CHECK_INT(pol.revoke_pe[1][31], 0x01);
+		CHECK_INT(pol.revoke_x509[0][0], 0xff);
+		lb_policy_free(&pol);
+		/* a short or non-hex digest makes the policy invalid: enforced, nothing trusted */
+		write_policy("verify warn\nrevoke-pe 0011\n");
+		lb_policy_load(root, &pol);
+		CHECK(strstr(pol.err, "64 hex digits") != NULL);
+		CHECK_INT(pol.mode, LB_VERIFY_ENFORCE);
+		lb_policy_free(&pol);
+		write_policy("verify warn\nrevoke-x509 zz112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
+		lb_policy_load(root, &pol);
+		CHECK(pol.err[0]);
+		lb_policy_free(&pol);
+	}
 	TEST("floornv: no line, nothing read") {
 		write_policy("verify warn\n");
 		lb_policy_load(root, &pol);
