@@ -558,12 +558,10 @@ int lb_netboot(const struct lb_netboot_opts *o, struct lb_entries *out,
 			     lease->ifname) < 0)
 			return -ENOMEM;
 		lb_entries_set_default(out, out->n - 1);
-		/* no config: the command line is empty, nothing to check */
-		if (o->v && o->v->pol->mode != LB_VERIFY_OFF) {
-			e->cfg_checked = 1;
-			e->cfg_rc = 0;
-			e->cfg_file = strdup("(no config: empty command line)");
-		}
+		/* no config file covers this entry: nothing is marked as
+		 * checked here (src/trust/verify.c decides: an empty command
+		 * line needs no cover, DHCPv6's boot-file parameters are
+		 * refused under enforce) */
 	}
 	return 0;
 }

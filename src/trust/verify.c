@@ -384,10 +384,15 @@ static int check_cmdline(const struct lb_verifier *v, const struct lb_entry *e,
 			       "edited at the menu, and the policy does not allow edits");
 	if (st->is_uki && (st->cmdline_from_uki || !e->cmdline || !*e->cmdline))
 		return 0; /* the UKI's own, covered by its signature */
+	if (e->cfg_checked && e->cfg_rc) /* a config file that failed its check */
+		return refuse(why, whysz, e->cfg_file ? e->cfg_file : "config file",
+			      lb_sig_reason(e->cfg_rc));
+	if (!st->cmdline || !*st->cmdline)
+		return 0; /* the staged command line is empty: nothing to cover */
 	if (!e->cfg_checked || !e->cfg_file)
-		return refuse(why, whysz, "command line", "its config file was not checked");
-	if (e->cfg_rc)
-		return refuse(why, whysz, e->cfg_file, lb_sig_reason(e->cfg_rc));
+		return refuse(why, whysz, "command line",
+			      "no signature covers it (not from a signed config file, "
+			      "a manifest or the UKI; e.g. DHCPv6 boot-file parameters)");
 	return 0;
 }
 

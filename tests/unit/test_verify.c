@@ -167,6 +167,40 @@ static int try_id(struct lb_verifier *v, const char *id, const char *cmdline,
 	return r;
 }
 
+/* Dry-run kexec an entry no config file defines, as network boot makes one
+ * from DHCP (a kernel URL and, from DHCPv6, boot-file parameters): no
+ * producer marks it as checked; the verifier decides from what is staged. */
+static int try_bare(struct lb_verifier *v, const char *cmdline, char *why, size_t whysz,
+		    char **log)
+{
+	char root[400];
+	struct lb_fs fs = { .dir = root, .uuid = "1111-2222", .name = "/dev/vdt1" };
+	struct lb_fsset set = { .v = &fs, .n = 1 };
+	struct lb_entries l = LB_ENTRIES_INIT;
+	struct lb_entry *e = lb_entries_add(&l);
+	size_t loglen = 0;
+	FILE *lf = open_memstream(log, &loglen);
+	int r;
+
+	snprintf(root, sizeof(root), "%s/disk", tmpd);
+	v->log = lf;
+	lb_setstr(&e->kernel, "/vmlinuz");
+	lb_setstr(&e->title, "dhcp");
+	lb_setstr(&e->fs, "1111-2222");
+	if (cmdline)
+		lb_setstr(&e->cmdline, cmdline);
+	struct lb_kexec_req rq = {
+		.set = &set, .entry = e, .dry_run = 1, .log = lf,
+		.digest_mask = lb_verify_mask(v->pol),
+		.check = lb_verify_stage, .check_arg = v,
+	};
+	why[0] = 0;
+	r = lb_kexec_load(&rq, why, whysz);
+	lb_entries_free(&l);
+	fclose(lf);
+	return r;
+}
+
 static void entry(const char *id, const char *kernel, const char *initrd, const char *opts)
 {
 	char rel[300], text[600];
@@ -385,6 +419,17 @@ int main(void)
 		CHECK_INT(try_id(&v, "unsigned", "root=/dev/y", why, sizeof(why), &log), 0);
 		free(log);
 		pol.allow_edit = 0;
+	}
+	TEST("enforce: a command line no signature covers is refused; an empty one needs none") {
+		/* issue 23 finding 1: DHCPv6 boot-file parameters with a signed kernel */
+		CHECK_INT(try_bare(&v, "console=ttyS0 init=/bin/sh", why, sizeof(why), &log),
+			  -EKEYREJECTED);
+		CHECK(strstr(why, "command line: no signature covers it") != NULL);
+		CHECK(!strstr(log, "would kexec"));
+		free(log);
+		CHECK_INT(try_bare(&v, NULL, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "would kexec 'dhcp'") != NULL);
+		free(log);
 	}
 	TEST("warn: boots with the line; off: nothing checked") {
 		pol.mode = LB_VERIFY_WARN;
