@@ -26,6 +26,7 @@
 #include "scan.h"
 #include "verify.h"
 #include "measure.h"
+#include "tcglog.h"
 #include "totpseal.h"
 #include "netboot.h"
 #include "grubenv.h"
@@ -358,6 +359,7 @@ static void refused_set(const struct lb_entries *l, const struct lb_entry *e,
 
 static struct lb_measure tpm; /* 53 KB: not on the stack */
 static int tpm_on, tpm_dry, tpm_require;
+static int measure_warn; /* lboot.measure=warn: boot what could not be measured (PCRs capped) */
 static int fault_dropcaches; /* lboot.fault_dropcaches=1 */
 
 static void measure_setup(const struct lb_boot_opts *o)
@@ -367,6 +369,7 @@ static void measure_setup(const struct lb_boot_opts *o)
 	int r;
 
 	tpm_require = vb.pol.tpm_require || !strcmp(o->tpm, "require");
+	measure_warn = !tpm_require && !strcmp(o->measure, "warn");
 	if (tpm_require)
 		say(LB_LOG_ERR "lboot: a TPM is required (%s): nothing boots unmeasured\n",
 		    vb.pol.tpm_require ? "built in" : "lboot.tpm=require");
@@ -398,13 +401,34 @@ static void measure_setup(const struct lb_boot_opts *o)
  * from the staged bytes; then the log where the next kernel finds it, and
  * the platform hierarchy locked (the OS does not inherit its authority).
  * 0, or negative when something could not be measured. */
+/* A measurement failed: every PCR this boot measures into gets an
+ * EV_SEPARATOR with the error value (TCG PC Client PFP: 0x00000001), so
+ * the booted code can never extend them to an honest boot's values
+ * (nothing sealed to them unseals in this boot). Each PCR on its own: one
+ * failing extend does not keep the others open. */
+static void measure_cap(void)
+{
+	static const uint8_t err_sep[4] = { 1, 0, 0, 0 };
+	static const uint32_t pcrs[] = { LB_MEASURE_PCR_BOOTAPP, LB_MEASURE_PCR_LBOOT,
+					 LB_MEASURE_PCR_STUB, LB_MEASURE_PCR_UKI };
+
+	for (size_t i = 0; i < sizeof(pcrs) / sizeof(pcrs[0]); i++) {
+		int r = lb_measure_data(&tpm, pcrs[i], LB_EV_SEPARATOR, err_sep, sizeof(err_sep),
+					 err_sep, sizeof(err_sep));
+
+		if (r)
+			say(LB_LOG_ERR "lboot: TPM: capping PCR %u failed: %s\n", pcrs[i],
+			    r < 0 ? strerror(-r) : "TPM error");
+	}
+}
+
 static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 {
 	const char *title = e->title ? e->title : "?";
 	const uint8_t *img;
 	char err[256] = "";
 	size_t nsec = 0;
-	int r;
+	int r, r2;
 
 	if ((r = lb_blob_map(&st->file, &img)) ||
 	    (r = lb_measure_kernel_pe(&tpm, img, st->file.size, e->kernel)) < 0)
@@ -428,9 +452,13 @@ static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 		say("lboot: TPM: platform hierarchy locked\n");
 	return 0;
 fail:
-	say(LB_LOG_ERR "lboot: TPM: measuring '%s' failed: %s; %s\n", title,
+	measure_cap();
+	say(LB_LOG_ERR "lboot: TPM: measuring '%s' failed: %s; PCRs 4, 8, 9, 11 capped; %s\n", title,
 	    r < 0 ? strerror(-r) : "TPM error",
-	    tpm_require ? "not booting it (a TPM is required)" : "booting it unmeasured");
+	    measure_warn ? "booting it anyway (lboot.measure=warn)" : "not booting it");
+	if ((r2 = lb_measure_lock_platform(&tpm)))
+		say(LB_LOG_ERR "lboot: TPM: locking the platform hierarchy failed: %s\n",
+		    r2 < 0 ? strerror(-r2) : "TPM error");
 	return r < 0 ? r : -EIO;
 }
 
@@ -493,8 +521,11 @@ static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		snprintf(why, whysz, "TPM: none usable, and a TPM is required");
 		return -EKEYREJECTED;
 	}
-	if (tpm_on && !tpm_dry && measure_stage(e, st) && tpm_require) {
-		snprintf(why, whysz, "TPM: measuring failed, and a TPM is required");
+	/* measurement fails closed: what could not be measured does not boot
+	 * (the PCRs are capped either way), unless lboot.measure=warn */
+	if (tpm_on && !tpm_dry && measure_stage(e, st) && !measure_warn) {
+		snprintf(why, whysz, "TPM: measuring failed (PCRs capped)%s",
+			 tpm_require ? ", and a TPM is required" : "");
 		return -EKEYREJECTED;
 	}
 	if (fault_dropcaches)
@@ -523,7 +554,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	tpm_dry = o->dry_run;
 	fault_dropcaches = o->fault_dropcaches;
 	r = lb_kexec_load(&rq, why, sizeof(why));
-	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require)) {
+	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require || tpm_on)) {
 		say(LB_LOG_ERR "lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",
 		    lb_entry_device(set, e), why);
 		refused_set(l, e, why);
