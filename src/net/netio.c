@@ -608,6 +608,21 @@ out:
 	return rc;
 }
 
+/* A redirect never leaves https:// (to http:// or tftp://, where anyone on
+ * the path could answer): what was asked for over TLS comes over TLS. */
+static int redirect_allowed(const struct lb_url *from, const char *to,
+			    struct lb_fetch_result *res)
+{
+	struct lb_url t;
+
+	if (from->scheme != LB_URL_HTTPS)
+		return 0;
+	if (!lb_url_parse(to, &t) && t.scheme == LB_URL_HTTPS)
+		return 0;
+	return seterr(res, -EPERM, "%s: redirect to %s refused: it leaves https://",
+		      res->url, to);
+}
+
 int lb_fetch(const char *url, const struct lb_fetch_opts *opts, struct lb_fetch_result *res)
 {
 	struct lb_fetch_opts o = *opts;
@@ -649,6 +664,8 @@ int lb_fetch(const char *url, const struct lb_fetch_opts *opts, struct lb_fetch_
 		res->redirects++;
 		if ((rc = lb_url_resolve(res->url, loc, next, sizeof(next))))
 			return seterr(res, rc, "%s: bad redirect Location", res->url);
+		if ((rc = redirect_allowed(&u, next, res)))
+			return rc;
 		memcpy(res->url, next, sizeof(next));
 	}
 }

@@ -110,6 +110,8 @@ srv() { # port cert key [extra directives]
 		ssl_certificate_key $3;
 		root $W;
 		location = /redirect { return 302 https://127.0.0.1:8444/files/small.bin; }
+		location = /downgrade { return 302 http://127.0.0.1:8080/files/small.bin; }
+		location = /downgrade-tftp { return 302 tftp://127.0.0.1/files/small.bin; }
 		$4
 	}
 EOF
@@ -297,6 +299,18 @@ if fetch redirect 0 --ca "$T/cas" --json https://127.0.0.1:8443/redirect -o "$ou
 		notok "https/redirect-https-to-https" "$(cat "$T/redirect.stdout")"
 	fi
 fi
+# an https:// fetch is never redirected off TLS (issue 23 finding 8): to
+# plain http:// (served, on 8080) or tftp://, the fetch fails, nothing written
+for d in downgrade downgrade-tftp; do
+	rm -f "$out/$d"
+	if fetch $d 1 --ca "$P/rsa-ca.pem" https://127.0.0.1:8443/$d -o "$out/$d"; then
+		if grep -q "redirect to .* refused: it leaves https://" "$T/$d.stderr" && [ ! -e "$out/$d" ]; then
+			ok "https/$d-refused"
+		else
+			notok "https/$d-refused" "$(head -c 300 "$T/$d.stderr")"
+		fi
+	fi
+done
 # 40 MB, and curl as the oracle for the bytes
 if fetch big 0 --ca "$P/rsa-ca.pem" --json https://127.0.0.1:8443/files/big.bin -o "$out/big"; then
 	same big-40MB "$out/big" "$W/files/big.bin"
