@@ -360,6 +360,7 @@ static void refused_set(const struct lb_entries *l, const struct lb_entry *e,
 static struct lb_measure tpm; /* 53 KB: not on the stack */
 static int tpm_on, tpm_dry, tpm_require;
 static int measure_warn; /* lboot.measure=warn: boot what could not be measured (PCRs capped) */
+static int measure_refused; /* the last check refused an entry it could not measure */
 static int fault_dropcaches; /* lboot.fault_dropcaches=1 */
 
 static void measure_setup(const struct lb_boot_opts *o)
@@ -397,10 +398,6 @@ static void measure_setup(const struct lb_boot_opts *o)
 	tpm_on = 1;
 }
 
-/* what UEFI + the EFI stub + systemd-stub would measure for this entry,
- * from the staged bytes; then the log where the next kernel finds it, and
- * the platform hierarchy locked (the OS does not inherit its authority).
- * 0, or negative when something could not be measured. */
 /* A measurement failed: every PCR this boot measures into gets an
  * EV_SEPARATOR with the error value (TCG PC Client PFP: 0x00000001), so
  * the booted code can never extend them to an honest boot's values
@@ -422,13 +419,30 @@ static void measure_cap(void)
 	}
 }
 
+/* The platform hierarchy locked after measuring, whatever its outcome:
+ * the OS does not inherit its authority. */
+static void lock_platform(void)
+{
+	int r = lb_measure_lock_platform(&tpm);
+
+	if (r)
+		say(LB_LOG_ERR "lboot: TPM: locking the platform hierarchy failed: %s\n",
+		    r < 0 ? strerror(-r) : "TPM error");
+	else
+		say("lboot: TPM: platform hierarchy locked\n");
+}
+
+/* what UEFI + the EFI stub + systemd-stub would measure for this entry,
+ * from the staged bytes; then the log where the next kernel finds it, and
+ * the platform hierarchy locked (the OS does not inherit its authority).
+ * 0, or negative when something could not be measured. */
 static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 {
 	const char *title = e->title ? e->title : "?";
 	const uint8_t *img;
 	char err[256] = "";
 	size_t nsec = 0;
-	int r, r2;
+	int r;
 
 	if ((r = lb_blob_map(&st->file, &img)) ||
 	    (r = lb_measure_kernel_pe(&tpm, img, st->file.size, e->kernel)) < 0)
@@ -445,20 +459,14 @@ static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 	    st->is_uki ? ", PCR 11 UKI sections" : "",
 	    r ? "not handed over: " : "handed over in the ACPI TPM2 log area",
 	    r ? (err[0] ? err : strerror(-r)) : "");
-	if ((r = lb_measure_lock_platform(&tpm)))
-		say(LB_LOG_ERR "lboot: TPM: locking the platform hierarchy failed: %s\n",
-		    r < 0 ? strerror(-r) : "TPM error");
-	else
-		say("lboot: TPM: platform hierarchy locked\n");
+	lock_platform();
 	return 0;
 fail:
 	measure_cap();
 	say(LB_LOG_ERR "lboot: TPM: measuring '%s' failed: %s; PCRs 4, 8, 9, 11 capped; %s\n", title,
 	    r < 0 ? strerror(-r) : "TPM error",
 	    measure_warn ? "booting it anyway (lboot.measure=warn)" : "not booting it");
-	if ((r2 = lb_measure_lock_platform(&tpm)))
-		say(LB_LOG_ERR "lboot: TPM: locking the platform hierarchy failed: %s\n",
-		    r2 < 0 ? strerror(-r2) : "TPM error");
+	lock_platform();
 	return r < 0 ? r : -EIO;
 }
 
@@ -524,6 +532,7 @@ static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 	/* measurement fails closed: what could not be measured does not boot
 	 * (the PCRs are capped either way), unless lboot.measure=warn */
 	if (tpm_on && !tpm_dry && measure_stage(e, st) && !measure_warn) {
+		measure_refused = 1;
 		snprintf(why, whysz, "TPM: measuring failed (PCRs capped)%s",
 			 tpm_require ? ", and a TPM is required" : "");
 		return -EKEYREJECTED;
@@ -553,8 +562,9 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	lb_progress(LB_PHASE_LOAD, lb_entry_device(set, e));
 	tpm_dry = o->dry_run;
 	fault_dropcaches = o->fault_dropcaches;
+	measure_refused = 0;
 	r = lb_kexec_load(&rq, why, sizeof(why));
-	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require || tpm_on)) {
+	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require || measure_refused)) {
 		say(LB_LOG_ERR "lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",
 		    lb_entry_device(set, e), why);
 		refused_set(l, e, why);
