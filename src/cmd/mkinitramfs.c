@@ -184,6 +184,24 @@ static void policy_cleanup(struct vopts *v)
 	v->dir[0] = 0;
 }
 
+/* A certificate file (PEM or DER) as DER (malloc'd); one line on failure. */
+static int read_x509(const char *path, uint8_t **der, size_t *dlen)
+{
+	uint8_t *buf;
+	size_t len;
+	int r;
+
+	if ((r = lb_read_path(path, 1 << 20, &buf, &len))) {
+		lb_err("%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = lb_x509_load(buf, len, der, dlen);
+	free(buf);
+	if (r)
+		lb_err("%s: not a PEM or DER X.509 certificate", path);
+	return r;
+}
+
 /* The policy's revoke-pe and revoke-x509 lines, appended at text + *n. */
 static int revoke_lines(struct vopts *v, char *text, size_t size, int *n)
 {
@@ -202,19 +220,11 @@ static int revoke_lines(struct vopts *v, char *text, size_t size, int *n)
 	}
 	for (size_t i = 0; i < v->n_revoke_x509; i++) {
 		struct lb_digests d;
-		uint8_t *buf, *der;
-		size_t len, dlen;
+		uint8_t *der;
+		size_t dlen;
 
-		if ((r = lb_read_path(v->revoke_x509[i], 1 << 20, &buf, &len))) {
-			lb_err("%s: %s", v->revoke_x509[i], strerror(-r));
+		if ((r = read_x509(v->revoke_x509[i], &der, &dlen)))
 			return r;
-		}
-		r = lb_x509_load(buf, len, &der, &dlen);
-		free(buf);
-		if (r) {
-			lb_err("%s: not a PEM or DER X.509 certificate", v->revoke_x509[i]);
-			return r;
-		}
 		r = lb_hash_buf(LB_HASH_BIT(LB_SHA256), der, dlen, &d);
 		free(der);
 		if (r)
@@ -309,20 +319,12 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 	    (r = put_keys(v, "revoked", v->revoke, v->n_revoke)))
 		return r;
 	for (size_t i = 0; i < v->n_x509; i++) {
-		uint8_t *buf, *der;
-		size_t len, dlen;
+		uint8_t *der;
+		size_t dlen;
 		char rel[64];
 
-		if ((r = lb_read_path(v->x509[i], 1 << 20, &buf, &len))) {
-			lb_err("%s: %s", v->x509[i], strerror(-r));
+		if ((r = read_x509(v->x509[i], &der, &dlen)))
 			return r;
-		}
-		r = lb_x509_load(buf, len, &der, &dlen);
-		free(buf);
-		if (r) {
-			lb_err("%s: not a PEM or DER X.509 certificate", v->x509[i]);
-			return r;
-		}
 		snprintf(rel, sizeof(rel), "etc/lboot/trust-x509/%02zu.der", i);
 		r = put(v, rel, der, dlen);
 		free(der);
