@@ -11,7 +11,7 @@
 #include "hash.h"
 #include "policy.h"
 
-#define MAX_POLICY_FILE 4096
+#define MAX_POLICY_FILE (64 << 10) /* room for 2 x LB_POLICY_MAX_REVOKE revoke lines */
 
 const char *lb_verify_mode_name(enum lb_verify_mode m)
 {

@@ -123,6 +123,20 @@ int main(void)
 		CHECK_INT(pol.revoke_pe[1][31], 0x01);
 		CHECK_INT(pol.revoke_x509[0][0], 0xff);
 		lb_policy_free(&pol);
+		/* the most revoke lines the policy takes fit in the file it reads */
+		{
+			static char big[64 << 10];
+			size_t o = (size_t)snprintf(big, sizeof(big), "verify enforce\n");
+			for (int i = 0; i < LB_POLICY_MAX_REVOKE; i++)
+				o += (size_t)snprintf(big + o, sizeof(big) - o,
+						      "revoke-pe %064x\nrevoke-x509 %064x\n", i, i);
+			write_policy(big);
+			lb_policy_load(root, &pol);
+			CHECK_STR(pol.err, "");
+			CHECK_INT(pol.n_revoke_pe, LB_POLICY_MAX_REVOKE);
+			CHECK_INT(pol.n_revoke_x509, LB_POLICY_MAX_REVOKE);
+			lb_policy_free(&pol);
+		}
 		/* a short or non-hex digest makes the policy invalid: enforced, nothing trusted */
 		write_policy("verify warn\nrevoke-pe 0011\n");
 		lb_policy_load(root, &pol);
