@@ -608,6 +608,21 @@ out:
 	return rc;
 }
 
+/* A redirect may not lower the transport: from https:// only to https://
+ * (an attacker on the path of the plain hop would otherwise serve the
+ * file). 0, or -EPERM with the reason in res. */
+static int redirect_allowed(const char *from, const char *to, struct lb_fetch_result *res)
+{
+	struct lb_url a, b;
+
+	if (lb_url_parse(from, &a) || a.scheme != LB_URL_HTTPS)
+		return 0;
+	if (!lb_url_parse(to, &b) && b.scheme == LB_URL_HTTPS)
+		return 0;
+	return seterr(res, -EPERM, "%s: redirect to %.200s refused: https:// may only redirect to https://",
+		      from, to);
+}
+
 int lb_fetch(const char *url, const struct lb_fetch_opts *opts, struct lb_fetch_result *res)
 {
 	struct lb_fetch_opts o = *opts;
@@ -649,6 +664,8 @@ int lb_fetch(const char *url, const struct lb_fetch_opts *opts, struct lb_fetch_
 		res->redirects++;
 		if ((rc = lb_url_resolve(res->url, loc, next, sizeof(next))))
 			return seterr(res, rc, "%s: bad redirect Location", res->url);
+		if ((rc = redirect_allowed(res->url, next, res)))
+			return rc;
 		memcpy(res->url, next, sizeof(next));
 	}
 }
