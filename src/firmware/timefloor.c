@@ -65,8 +65,10 @@ int lb_timefloor_save(int64_t t)
 {
 	uint8_t v[8];
 	uint64_t u = (uint64_t)t;
+	int64_t cur = get_stored(NULL);
 
-	if (t <= 0 || t <= get_stored(NULL))
+	/* at most one write an hour of clock time: NVRAM wears */
+	if (t <= 0 || t <= cur || (cur && t - cur < LB_TIMEFLOOR_GRAIN))
 		return 0;
 	for (int i = 0; i < 8; i++, u >>= 8)
 		v[i] = (uint8_t)u;

@@ -19,6 +19,7 @@
 
 #define LB_TIMEFLOOR_VAR  "LbootTimeFloor"
 #define LB_TIMEFLOOR_STEP (24 * 3600ll)
+#define LB_TIMEFLOOR_GRAIN 3600ll  /* the stored floor moves by an hour or more */
 
 /* The floor: max(build, the stored value). *stored gets the variable's
  * value (0 when unset, unreadable or not 8 bytes; *bad set then for a
@@ -36,7 +37,8 @@ int lb_timefloor_may_set(int64_t now, int64_t floor, int64_t t);
  * LB_TIMEFLOOR_STEP (start: the clock when the boot began). */
 int64_t lb_timefloor_next(int64_t start, int64_t now);
 
-/* Store t when it is above the stored value (else 0, nothing written).
+/* Store t when it is at least LB_TIMEFLOOR_GRAIN above the stored value
+ * (else 0, nothing written: one NVRAM write an hour of clock time at most).
  * 0 or the efivars error (-ENOENT: no EFI). */
 int lb_timefloor_save(int64_t t);
 

@@ -92,6 +92,9 @@ int main(void)
 		CHECK_INT(lb_timefloor_load(T_BUILD, &stored, &bad), prev);
 		CHECK_INT(lb_timefloor_save(prev + DAY), 0);
 		CHECK_INT(lb_timefloor_load(T_BUILD, &stored, &bad), prev + DAY);
+		/* less than LB_TIMEFLOOR_GRAIN later: no NVRAM write */
+		CHECK_INT(lb_timefloor_save(prev + DAY + 600), 0);
+		CHECK_INT(lb_timefloor_load(T_BUILD, &stored, &bad), prev + DAY);
 		CHECK_INT(lb_timefloor_save(-5), 0);
 		CHECK_INT(lb_timefloor_load(T_BUILD, &stored, &bad), prev + DAY);
 	}
