@@ -14,6 +14,8 @@
 #      fetch fails with the certificate-not-yet-valid line (the test can
 #      fail), and PID 1 goes on to "nothing to boot" and the menu.
 #   3. no option 42: the same; with lboot.ntp=SERVER, booted as in 1.
+#   3c. the RTC two years ahead, lboot.ntp=SERVER: chrony's (earlier) time
+#      does not move the clock back (issue 23).
 #   4. the NTP server silent (chrony stopped, a socket on port 123 that
 #      reads and never answers): one line naming the server and the two
 #      requests (all within lboot's 3 s bound), then the same as 2.
@@ -119,6 +121,19 @@ expect "lboot: ntp: clock set to $today [0-9:]+ UTC from $NET_IP \(stratum 8" 24
 expect 'lboot-target: cmdline: .*lboot-test=ntp' 240 && ok "ntp-forced: the target booted over HTTPS" ||
 	not_ok "ntp-forced: the target booted over HTTPS"
 qemu_stop
+
+# --- 3c. the RTC two years ahead: NTP's (true, earlier) time is not taken ---------
+# An unauthenticated answer never turns the clock back (issue 23: an
+# attacker's NTP server would revive expired manifests and certificates).
+future=$(( $(date -u +%Y) + 2 ))
+E2E_APPEND="lboot.timeout=0 lboot.ntp=$NET_IP" qemu_start "${NIC[@]}" -rtc base=$future-01-01T00:00:00
+expect "lboot: ntp: $NET_IP says $today [0-9:]+ UTC, not later than the clock $future-[0-9: -]+ UTC \(floor [0-9: -]+ UTC\): clock not moved back" 240 &&
+	ok "rtc-ahead: NTP's earlier time does not move the clock back" ||
+	not_ok "rtc-ahead: NTP's earlier time does not move the clock back"
+grep -a "lboot: ntp:" "$T/serial.log" | tr -d '\r' | sed 's/^/# /'
+expect_not "lboot: ntp: clock set to" && ok "rtc-ahead: the clock was not set" ||
+	not_ok "rtc-ahead: the clock was not set"
+qemu_stop
 net_dnsmasq_stop
 
 # --- 4. the NTP server silent -----------------------------------------------------
@@ -136,7 +151,7 @@ SILENT=$!
 for _ in $(seq 1 50); do [ -e "$T/silent.log" ] && break; sleep 0.1; done
 dhcp --dhcp-option=option:ntp-server,$NET_IP
 qemu_start "${NIC[@]}" "${RTC[@]}"
-expect "lboot: ntp: $NET_IP: no answer; 2 requests in [0-9.]+ s; certificates checked at the RTC" 240 &&
+expect "lboot: ntp: $NET_IP: no answer; 2 requests in [0-9.]+ s; certificates checked at the clock's time" 240 &&
 	ok "silent: one line names the server, two requests" || not_ok "silent: one line names the server, two requests"
 grep -a "lboot: ntp:" "$T/serial.log" | tr -d '\r' | sed 's/^/# /'
 refused silent
