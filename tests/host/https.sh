@@ -110,6 +110,7 @@ srv() { # port cert key [extra directives]
 		ssl_certificate_key $3;
 		root $W;
 		location = /redirect { return 302 https://127.0.0.1:8444/files/small.bin; }
+		location = /downgrade { return 302 http://127.0.0.1:8080/files/small.bin; }
 		$4
 	}
 EOF
@@ -295,6 +296,16 @@ if fetch redirect 0 --ca "$T/cas" --json https://127.0.0.1:8443/redirect -o "$ou
 		ok "https/redirect-https-to-https"
 	else
 		notok "https/redirect-https-to-https" "$(cat "$T/redirect.stdout")"
+	fi
+fi
+# https -> http: refused (issue 23), nothing written, the plain server
+# never asked
+if fetch downgrade 1 --ca "$T/cas" https://127.0.0.1:8443/downgrade -o "$out/down"; then
+	if grep -q "https://127.0.0.1:8443/downgrade: redirect to http://127.0.0.1:8080/files/small.bin refused: https:// may only redirect to https://" "$T/downgrade.stderr" &&
+	   [ ! -e "$out/down" ] && ! grep -q '^8080 ' "$T/nginx/access.log"; then
+		ok "https/redirect-https-to-http-refused"
+	else
+		notok "https/redirect-https-to-http-refused" "$(cat "$T/downgrade.stderr")"
 	fi
 fi
 # 40 MB, and curl as the oracle for the bytes
