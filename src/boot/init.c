@@ -33,6 +33,8 @@
 #include "netio.h"
 #include "ntp.h"
 #include "tls.h"
+#include "timefloor.h"
+#include "efivars.h"
 #include "watchdog.h"
 #include "order.h"
 #include "bootstate.h"
@@ -542,6 +544,8 @@ static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 	return 0;
 }
 
+static void time_save(void);
+
 /* Load and jump; returns only on failure (or after a dry run: 0). */
 static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 		     const struct lb_entries *l, const struct lb_entry *e,
@@ -576,6 +580,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 			return 0;
 		if (o->pid1) /* EFI variables for the OS, boot counting */
 			lb_bootstate_handover(set, e, o->default_sel, o->start_ms, outf());
+		time_save(); /* the clock's floor for the next boots */
 		if (o->pid1) /* the boot log, last: the kexec line is in it */
 			lb_bootlog_handover(outf());
 		lb_watchdog_handover(o->unattended.handover, outf());
@@ -665,6 +670,57 @@ static int quiet_tty(struct termios *saved)
 
 static int boot_run(const struct lb_boot_opts *o);
 
+/* --- the clock's floor --------------------------------------------------- */
+
+/* The floor (build date, or the time stored by the last good boot,
+ * timefloor.h) and the clock this boot started with. Only PID 1 (not a
+ * dry run) raises the clock and stores the floor. */
+static struct {
+	int64_t floor, start;
+	int on;
+} tfl;
+
+static void time_setup(const struct lb_boot_opts *o)
+{
+	int64_t build = lb_tls_build_date(__DATE__), stored = 0;
+	struct timespec now;
+	char t1[40], t2[40];
+	int bad = 0;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	tfl.on = o->pid1 && !o->dry_run;
+	tfl.floor = build;
+	if (tfl.on && !lb_efivars_open())
+		tfl.floor = lb_timefloor_load(build, &stored, &bad);
+	if (bad)
+		say(LB_LOG_WARN "lboot: clock: EFI variable %s is not 8 bytes of Unix time: ignored, the floor is the build date\n",
+		    LB_TIMEFLOOR_VAR);
+	tfl.start = lb_timefloor_clamp(now.tv_sec, tfl.floor);
+	if (tfl.on && now.tv_sec < tfl.floor) {
+		struct timespec ts = { .tv_sec = (time_t)tfl.floor };
+		int r = clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+		say("lboot: clock: %s is before the floor %s (%s): %s\n",
+		    lb_ntp_fmt(now.tv_sec, t1, sizeof(t1)), lb_ntp_fmt(tfl.floor, t2, sizeof(t2)),
+		    stored > build ? "the last boot's time" : "the build date",
+		    r ? strerror(-r) : "raised to it");
+	}
+}
+
+/* After a good NTP answer and before the jump: the floor for the next
+ * boots (at most a day past this boot's starting clock, timefloor.h). */
+static void time_save(void)
+{
+	struct timespec now;
+	int r;
+
+	if (!tfl.on)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if ((r = lb_timefloor_save(lb_timefloor_next(tfl.start, now.tv_sec))) && r != -ENOENT)
+		say(LB_LOG_WARN "lboot: clock: cannot store the floor in %s: %s\n", LB_TIMEFLOOR_VAR,
+		    strerror(-r));
+}
+
 /* --- network boot ------------------------------------------------------- */
 
 static struct {
@@ -679,9 +735,10 @@ static struct {
 #define NTP_BOUND_MS 3000
 
 /* Before the first TLS handshake of a boot: the time from the NTP servers
- * (the lease's, or lboot.ntp=), within NTP_BOUND_MS, set as the system
- * clock when it is later than the build-date floor. One line either way;
- * without a server, nothing is said and the RTC (with the floor) is used. */
+ * (the lease's, or lboot.ntp=), within NTP_BOUND_MS. The answer is not
+ * authenticated: it may move the clock forward only, never back and never
+ * below the floor (time_setup). One line either way; without a server,
+ * nothing is said and the clock (with the floor) is used. */
 static void ntp_once(void)
 {
 	struct lb_ntp_opts no = { .timeout_ms = NTP_BOUND_MS, .pivot = nb.tls.time_floor };
@@ -693,19 +750,19 @@ static void ntp_once(void)
 	if (nb.ntp_done || nb.ntp_off || !nb.nntp)
 		return;
 	nb.ntp_done = 1;
-	clock_gettime(CLOCK_REALTIME, &was);
 	lb_ntp_fmt(nb.tls.time_floor, fl, sizeof(fl));
 	r = lb_ntp_query(nb.ntp, nb.nntp, &no, &res, err, sizeof(err));
+	clock_gettime(CLOCK_REALTIME, &was);
 	if (r) {
-		say("lboot: ntp: %s; certificates checked at the RTC's time %s (not before the build date %s)\n",
+		say("lboot: ntp: %s; certificates checked at the clock's time %s (not before the floor %s)\n",
 		    err, lb_ntp_fmt(was.tv_sec, t1, sizeof(t1)), fl);
 		return;
 	}
 	lb_ntp_now(&res, &now);
 	lb_ntp_fmt(now.tv_sec, t1, sizeof(t1));
-	if (now.tv_sec < nb.tls.time_floor) {
-		say("lboot: ntp: %s says %s, before the build date %s: clock not changed\n",
-		    nb.ntp[res.server].name, t1, fl);
+	if (!lb_timefloor_may_set(was.tv_sec, nb.tls.time_floor, now.tv_sec)) {
+		say("lboot: ntp: %s says %s, not later than the clock %s (floor %s): clock not moved back\n",
+		    nb.ntp[res.server].name, t1, lb_ntp_fmt(was.tv_sec, t2, sizeof(t2)), fl);
 		return;
 	}
 	if (clock_settime(CLOCK_REALTIME, &now)) {
@@ -718,6 +775,7 @@ static void ntp_once(void)
 	say("lboot: ntp: clock set to %s from %s (stratum %u, round trip %u ms, %.1f s; was %s)\n",
 	    t1, nb.ntp[res.server].name, res.stratum, res.rtt_ms, (double)res.elapsed_ms / 1000,
 	    lb_ntp_fmt(was.tv_sec, t2, sizeof(t2)));
+	time_save();
 }
 
 static int ntp_tls_open(void *arg, int fd, const char *host, unsigned timeout_ms,
@@ -760,7 +818,7 @@ static void net_setup(const struct lb_boot_opts *o)
 				say(LB_LOG_WARN "lboot: https trust anchors: %s\n", e);
 		}
 		nb.tls.anchors = nb.anchors;
-		nb.tls.time_floor = lb_tls_build_date(__DATE__);
+		nb.tls.time_floor = tfl.floor;
 		nb.fetch.tls_open = ntp_tls_open;
 		nb.fetch.tls_arg = &nb.tls;
 	}
@@ -865,6 +923,7 @@ int lb_boot_run(const struct lb_boot_opts *o)
 	struct termios saved;
 	int tty = quiet_tty(&saved), r;
 
+	time_setup(o);
 	policy_setup(o);
 	measure_setup(o);
 	floor_nv_setup();

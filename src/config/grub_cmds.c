@@ -460,6 +460,14 @@ static void cmdline_arg(struct sb *b, const char *a)
 }
 
 static const char bad_nokernel[] = "linux names no kernel file";
+/* GRUB writes a '"' inside an argument as \" but the kernel's parser
+ * (lib/cmdline.c next_arg) knows no escape: every '"' toggles quoting, so
+ * such an argument splits in two, or swallows the arguments after it (a
+ * filesystem label `x" init=/bin/sh "` in root=LABEL=$label adds
+ * init=/bin/sh). The kernel has no way to receive a '"' inside one
+ * argument: the entry is not booted. */
+static const char bad_quote[] = "a kernel argument holds a double quote (\"), which the kernel's "
+				"command line parser would split or join with the next arguments";
 static const char bad_initrds[] = "initrd: more than " LB_STR(LB_MAX_INITRDS) " files";
 
 static int cmd_linux(struct interp *ip, char **a, size_t n)
@@ -468,6 +476,7 @@ static int cmd_linux(struct interp *ip, char **a, size_t n)
 	struct gpath g;
 	struct sb cl = { 0 };
 	size_t i = 1;
+	int quote = 0;
 
 	if (!e)
 		return 0;
@@ -487,6 +496,7 @@ static int cmd_linux(struct interp *ip, char **a, size_t n)
 	for (i = 2; i < n; i++) {
 		if (i > 2)
 			sb_putc(&cl, ' ');
+		quote |= strchr(a[i], '"') != NULL;
 		cmdline_arg(&cl, a[i]);
 	}
 	if (cl.err) {
@@ -502,7 +512,7 @@ static int cmd_linux(struct interp *ip, char **a, size_t n)
 	free(e->kdev_unknown);
 	e->kdev_unknown = g.dev_unknown ? strdup(g.dev) : NULL;
 	e->cmdline = cl.s ? cl.s : strdup("");
-	e->bad = NULL;
+	e->bad = quote ? bad_quote : NULL;
 	if (!e->kernel || !e->cmdline)
 		ip->oom = 1;
 	/* GRUB's linux command unloads a previously loaded initrd */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "grubenv.h"
@@ -146,6 +148,72 @@ static int refused_fs(const struct lb_fs *fs, const char **why)
 	return 0;
 }
 
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#define GE_RESOLVE_NO_XDEV 0x01
+#define GE_RESOLVE_NO_MAGICLINKS 0x02
+#define GE_RESOLVE_NO_SYMLINKS 0x04
+#define GE_RESOLVE_IN_ROOT 0x10
+
+struct ge_open_how {
+	uint64_t flags, mode, resolve;
+};
+
+/*
+ * path on fs opened for writing, resolved by the kernel inside fs->dir
+ * (openat2 RESOLVE_IN_ROOT: `..` and absolute names never leave it), with
+ * no symlink anywhere in the path and no mount crossed; then it must be a
+ * 1024-byte regular file on the root's device, the same device and inode as
+ * `was` (the file the block was read from). Else a negative errno, why set.
+ * Without openat2 (kernels before 5.6) nothing is written.
+ */
+static int open_for_write(const struct lb_fs *fs, const char *path, const struct stat *was,
+			  const char **why)
+{
+	struct ge_open_how how = { 0 };
+	struct stat root, a;
+	int rfd, fd;
+
+	while (*path == '/')
+		path++;
+	if (!*path) {
+		*why = "no file name";
+		return -EINVAL;
+	}
+	rfd = open(fs->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -errno;
+	if (fstat(rfd, &root) < 0) {
+		int e = -errno;
+		close(rfd);
+		return e;
+	}
+	how.flags = O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	how.resolve = GE_RESOLVE_IN_ROOT | GE_RESOLVE_NO_SYMLINKS | GE_RESOLVE_NO_MAGICLINKS |
+		      GE_RESOLVE_NO_XDEV;
+	fd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
+	if (fd < 0) {
+		int e = -errno;
+		close(rfd);
+		if (e == -ENOSYS)
+			*why = "the kernel has no openat2 to open it inside the filesystem";
+		else if (e == -ELOOP)
+			*why = "a symlink in its path (refused for writing)";
+		else if (e == -EXDEV)
+			*why = "its path crosses a mount";
+		return e;
+	}
+	close(rfd);
+	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode) || a.st_size != LB_GRUBENV_SIZE ||
+	    a.st_dev != root.st_dev || a.st_dev != was->st_dev || a.st_ino != was->st_ino) {
+		*why = "not the file that was read (another device, inode or size)";
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 int lb_grubenv_apply(const struct lb_grub_save *s, FILE *log)
 {
 	const struct lb_fs *fs = s->fs;
@@ -188,22 +256,20 @@ int lb_grubenv_apply(const struct lb_grub_save *s, FILE *log)
 		r = fd;
 		goto out;
 	}
-	close(fd);
 	{
-		/* lb_fs_open is read-only: reopen the same file for writing
-		 * through the mount, after the same checks */
-		char full[4400];
-		struct stat a, b;
+		/* the block read (through lb_fs_open, inside the root) ... */
+		struct stat rs;
+		int e = fstat(fd, &rs) < 0 ? -errno : 0;
 
-		snprintf(full, sizeof(full), "%s/%s", fs->dir, s->path[0] == '/' ? s->path + 1 : s->path);
-		fd = open(full, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			r = -errno;
+		close(fd);
+		fd = -1;
+		if (e) {
+			r = e;
 			goto out;
 		}
-		if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode) || a.st_size != LB_GRUBENV_SIZE ||
-		    lb_fs_stat(fs, s->path, &b) || a.st_ino != b.st_ino) {
-			r = -EINVAL;
+		/* ... is the very file opened for writing */
+		if ((fd = open_for_write(fs, s->path, &rs, &why)) < 0) {
+			r = fd;
 			goto out;
 		}
 	}
@@ -221,7 +287,8 @@ out:
 		fprintf(log, "lboot: %s: remounting read-only again: %s\n", dev, strerror(errno));
 	if (log) {
 		if (r)
-			fprintf(log, "lboot: grubenv %s on %s: writing: %s\n", s->path, dev, strerror(-r));
+			fprintf(log, "lboot: grubenv %s on %s: writing: %s%s%s; not saved\n", s->path, dev,
+				why ? why : strerror(-r), why ? ": " : "", why ? strerror(-r) : "");
 		else {
 			fprintf(log, "lboot: grubenv %s on %s: saved", s->path, dev);
 			for (size_t k = 0; k < s->n; k++)

@@ -619,7 +619,7 @@ static int redirect_allowed(const struct lb_url *from, const char *to,
 		return 0;
 	if (!lb_url_parse(to, &t) && t.scheme == LB_URL_HTTPS)
 		return 0;
-	return seterr(res, -EPERM, "%s: redirect to %s refused: it leaves https://",
+	return seterr(res, -EPERM, "%s: redirect to %.200s refused: https:// may only redirect to https://",
 		      res->url, to);
 }
 

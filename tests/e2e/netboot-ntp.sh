@@ -14,6 +14,8 @@
 #      fetch fails with the certificate-not-yet-valid line (the test can
 #      fail), and PID 1 goes on to "nothing to boot" and the menu.
 #   3. no option 42: the same; with lboot.ntp=SERVER, booted as in 1.
+#   3c. the RTC two years ahead, lboot.ntp=SERVER: chrony's (earlier) time
+#      does not move the clock back (issue 23).
 #   4. the NTP server silent (chrony stopped, a socket on port 123 that
 #      reads and never answers): one line naming the server and the two
 #      requests (all within lboot's 3 s bound), then the same as 2.
@@ -64,7 +66,7 @@ dhcp() { # [--dhcp-option=...]
 		--dhcp-boot=https://192.168.77.1/boot.ipxe "$@"
 }
 
-# the TLS fetch refused at the RTC's time / build-date floor, then the menu
+# the TLS fetch refused at the floor's time (the RTC raised to the build date), then the menu
 refused() { # TAG
 	expect "lboot: network boot: https://$NET_IP(/boot.ipxe)?: certificate expired or not yet valid" 240 &&
 		ok "$1: the HTTPS fetch fails: certificate not yet valid" ||
@@ -85,8 +87,12 @@ qemu_start "${NIC[@]}" "${RTC[@]}"
 expect "lboot: ntp: clock set to $today [0-9:]+ UTC from $NET_IP \(stratum 8" 240 &&
 	ok "ntp: clock set from $NET_IP, today's date" || not_ok "ntp: clock set from $NET_IP, today's date"
 grep -a "lboot: ntp:" "$T/serial.log" | tr -d '\r' | sed 's/^/# /'
-grep -aEq "lboot: ntp: .*was 200[01]-" "$T/serial.log" && ok "ntp: the clock was the RTC's 2001 before" ||
-	not_ok "ntp: the clock was the RTC's 2001 before"
+# the RTC's 2001 is first raised to the floor (the build date: no EFI
+# variable store here), and NTP moves it forward from there
+grep -aEq "lboot: clock: 200[01]-[0-9: -]+ UTC is before the floor [0-9: -]+ UTC \(the build date\): raised to it" "$T/serial.log" &&
+	ok "ntp: the RTC's 2001 raised to the floor first" || not_ok "ntp: the RTC's 2001 raised to the floor first"
+grep -aEq "lboot: ntp: .*was 20[2-9][0-9]-" "$T/serial.log" && ok "ntp: the clock was the floor's before" ||
+	not_ok "ntp: the clock was the floor's before"
 expect 'lboot: net: iPXE script https://192.168.77.1/boot.ipxe' 120 && ok "ntp: iPXE script over HTTPS" ||
 	not_ok "ntp: iPXE script over HTTPS"
 expect "lboot: kexec 'vmlinuz' kernel=https://192.168.77.1/boot/vmlinuz initrd=https://192.168.77.1/boot/initrd.img" 300 &&
@@ -115,6 +121,19 @@ expect "lboot: ntp: clock set to $today [0-9:]+ UTC from $NET_IP \(stratum 8" 24
 expect 'lboot-target: cmdline: .*lboot-test=ntp' 240 && ok "ntp-forced: the target booted over HTTPS" ||
 	not_ok "ntp-forced: the target booted over HTTPS"
 qemu_stop
+
+# --- 3c. the RTC two years ahead: NTP's (true, earlier) time is not taken ---------
+# An unauthenticated answer never turns the clock back (issue 23: an
+# attacker's NTP server would revive expired manifests and certificates).
+future=$(( $(date -u +%Y) + 2 ))
+E2E_APPEND="lboot.timeout=0 lboot.ntp=$NET_IP" qemu_start "${NIC[@]}" -rtc base=$future-01-01T00:00:00
+expect "lboot: ntp: $NET_IP says $today [0-9:]+ UTC, not later than the clock $future-[0-9: -]+ UTC \(floor [0-9: -]+ UTC\): clock not moved back" 240 &&
+	ok "rtc-ahead: NTP's earlier time does not move the clock back" ||
+	not_ok "rtc-ahead: NTP's earlier time does not move the clock back"
+grep -a "lboot: ntp:" "$T/serial.log" | tr -d '\r' | sed 's/^/# /'
+expect_not "lboot: ntp: clock set to" && ok "rtc-ahead: the clock was not set" ||
+	not_ok "rtc-ahead: the clock was not set"
+qemu_stop
 net_dnsmasq_stop
 
 # --- 4. the NTP server silent -----------------------------------------------------
@@ -132,7 +151,7 @@ SILENT=$!
 for _ in $(seq 1 50); do [ -e "$T/silent.log" ] && break; sleep 0.1; done
 dhcp --dhcp-option=option:ntp-server,$NET_IP
 qemu_start "${NIC[@]}" "${RTC[@]}"
-expect "lboot: ntp: $NET_IP: no answer; 2 requests in [0-9.]+ s; certificates checked at the RTC" 240 &&
+expect "lboot: ntp: $NET_IP: no answer; 2 requests in [0-9.]+ s; certificates checked at the clock's time" 240 &&
 	ok "silent: one line names the server, two requests" || not_ok "silent: one line names the server, two requests"
 grep -a "lboot: ntp:" "$T/serial.log" | tr -d '\r' | sed 's/^/# /'
 refused silent

@@ -304,7 +304,7 @@ fi
 for d in downgrade downgrade-tftp; do
 	rm -f "$out/$d"
 	if fetch $d 1 --ca "$P/rsa-ca.pem" https://127.0.0.1:8443/$d -o "$out/$d"; then
-		if grep -q "redirect to .* refused: it leaves https://" "$T/$d.stderr" && [ ! -e "$out/$d" ]; then
+		if grep -q "redirect to .* refused: https:// may only redirect to https://" "$T/$d.stderr" && [ ! -e "$out/$d" ]; then
 			ok "https/$d-refused"
 		else
 			notok "https/$d-refused" "$(head -c 300 "$T/$d.stderr")"

@@ -87,6 +87,46 @@ static void fsset(const char *name, const struct fsdef *d, int with_grub)
 	}
 }
 
+/* The arguments the kernel takes from cmdline, as Linux's next_arg
+ * (lib/cmdline.c, kernel/params.c) splits them: spaces end an argument
+ * outside quotes, every '"' toggles quoting (there is no escape), a
+ * leading quote and its closing one are dropped. */
+static int kernel_args(const char *cmdline, char out[][256], int max)
+{
+	char buf[4096], *args = buf;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", cmdline);
+	while (*args == ' ')
+		args++;
+	while (*args && n < max) {
+		int in_quote = 0, quoted = 0;
+		size_t i;
+		char *start;
+
+		if (*args == '"') {
+			args++;
+			in_quote = quoted = 1;
+		}
+		for (i = 0; args[i]; i++) {
+			if (args[i] == ' ' && !in_quote)
+				break;
+			if (args[i] == '"')
+				in_quote = !in_quote;
+		}
+		start = args;
+		if (quoted && i && args[i - 1] == '"')
+			args[i - 1] = 0;
+		if (args[i])
+			args[i++] = 0;
+		snprintf(out[n++], 256, "%.255s", start);
+		args += i;
+		while (*args == ' ')
+			args++;
+	}
+	return n;
+}
+
 static int parse_fs(size_t cfg_fs, const char *path)
 {
 	lb_entries_free(&L);
@@ -665,6 +705,61 @@ int main(void)
 		CHECK_STR(L.v[0].cmdline, "[a\\\\b\nc]");
 		CHECK(L.v[1].cmdline == NULL);
 	}
+	TEST("grub quoting: a label with a double quote cannot add kernel arguments") {
+		/* the attacker's disk: labels that close the quote GRUB opens
+		 * (`x" init=/bin/sh "`) or open one that swallows the rest */
+		static const struct fsdef lab[] = {
+			{ "root", "3333-4444", "x\" init=/bin/sh \"", "hd1,gpt5" }, { 0 } };
+		static const struct fsdef lab2[] = {
+			{ "root", "3333-4444", "a\"", "hd1,gpt5" }, { 0 } };
+		static const char cfg[] =
+			"menuentry A { probe --label --set=l $root; linux /k \"root=LABEL=$l\" ro lockdown=integrity }\n"
+			"menuentry B { linux /k2 root=LABEL=plain 'two words' ro }\n"
+			"menuentry C { probe --label --set=l $root; linux /k root=LABEL=$l ro lockdown=integrity }\n";
+		char args[16][256];
+		int na;
+
+		fsset("envesc", lab, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "q.cfg", cfg, strlen(cfg), &L), 0);
+		dump();
+		/* whatever is produced, the kernel never sees init=/bin/sh */
+		for (size_t i = 0; i < L.n; i++) {
+			na = kernel_args(L.v[i].cmdline ? L.v[i].cmdline : "", args, 16);
+			for (int k = 0; k < na; k++)
+				CHECK(strcmp(args[k], "init=/bin/sh") != 0);
+		}
+		/* A quotes the label as a careful config does: one GRUB word,
+		 * which GRUB's loader writes as "root=LABEL=x\" init=/bin/sh \""
+		 * and the kernel splits at the second quote */
+		CHECK(find("A") < 0);
+		CHECK(has_msg("entry 'A' skipped: a kernel argument holds a double quote"));
+		CHECK(find("C") < 0);
+		CHECK(has_msg("entry 'C' skipped: a kernel argument holds a double quote"));
+		/* an argument with a space is still quoted for the kernel, and
+		 * the kernel takes it as one */
+		CHECK(find("B") >= 0);
+		if (find("B") >= 0) {
+			CHECK_STR(L.v[find("B")].cmdline, "root=LABEL=plain \"two words\" ro");
+			na = kernel_args(L.v[find("B")].cmdline, args, 16);
+			CHECK_INT(na, 3);
+			CHECK_STR(args[1], "two words");
+		}
+		fsset("envesc", lab2, 1);
+		lb_entries_free(&L);
+		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "q.cfg", cfg, strlen(cfg), &L), 0);
+		/* before: root=LABEL=a\" swallowed ro and lockdown=integrity */
+		for (size_t i = 0; i < L.n; i++) {
+			na = kernel_args(L.v[i].cmdline ? L.v[i].cmdline : "", args, 16);
+			int lock = 0;
+			for (int k = 0; k < na; k++)
+				lock |= !strcmp(args[k], "lockdown=integrity");
+			if (L.v[i].title && strcmp(L.v[i].title, "B"))
+				CHECK(lock);
+		}
+		CHECK(find("A") < 0);
+		CHECK(find("C") < 0);
+	}
 	TEST("grub devices: (dev)/path, $root, set root=(dev), unknown devices") {
 		static const char cfg[] =
 			"menuentry A { linux (hd1,gpt5)/k; initrd ($root)/i }\n"
@@ -776,11 +871,16 @@ int main(void)
 	TEST("grub \\xNN in words is kept as written, arguments with spaces are quoted") {
 		parse("set v='a b'\n"
 		      "menuentry A { linux /v inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 "
-		      "acpi_osi=\"Windows 2015\" 'q\"uote' a\\\\b \"\\x41\" \\xZZ \\x4 $v \"$v\" }\n");
+		      "acpi_osi=\"Windows 2015\" a\\\\b \"\\x41\" \\xZZ \\x4 $v \"$v\" }\n");
 		dump();
 		CHECK_INT(L.n, 1);
 		CHECK_STR(L.v[0].cmdline, "inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 "
-			  "\"acpi_osi=Windows 2015\" q\\\"uote a\\\\b \\x41 xZZ x4 a b \"a b\"");
+			  "\"acpi_osi=Windows 2015\" a\\\\b \\x41 xZZ x4 a b \"a b\"");
+		/* GRUB would write 'q"uote' as q\"uote, which the kernel
+		 * reads as an open quote: lboot skips the entry (issue 23) */
+		parse("menuentry A { linux /v 'q\"uote' ro }\n");
+		CHECK_INT(L.n, 0);
+		CHECK(has_msg("entry 'A' skipped: a kernel argument holds a double quote"));
 		/* titles and other commands see the same words */
 		parse("menuentry 'T\\x20' X\\x41 { linux /$2 }\n");
 		CHECK_STR(L.v[0].title, "T\\x20");

@@ -489,8 +489,11 @@ static void test_transport(void)
 		CHECK_STR(f.host, "127.0.0.1");
 		waitpid(pid, &st, 0);
 	}
-	TEST("netio/https-redirect-to-http") {
-		char resp[256];
+	/* an attacker on the plain hop must not get to serve the file: a
+	 * redirect from https:// to http:// or tftp:// is refused before any
+	 * byte goes to the plain server (it would answer "ok") */
+	TEST("netio/https-redirect-to-http-refused") {
+		char resp[256], want[256];
 		unsigned port2;
 		pid_t p2 = serve("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
 				 1, &port2);
@@ -499,13 +502,43 @@ static void test_transport(void)
 		pid_t p1 = serve(resp, 1, &port);
 		snprintf(url, sizeof(url), "https://127.0.0.1:%u/x", port);
 		sink_len = 0;
+		sink_buf[0] = 0;
+		f.calls = 0;
+		CHECK_INT(lb_fetch(url, &o, &res), -EPERM);
+		CHECK_STR(sink_buf, "");
+		CHECK_INT(f.calls, 1);
+		snprintf(want, sizeof(want), "https://127.0.0.1:%u/x: redirect to http://127.0.0.1:%u/y "
+			 "refused: https:// may only redirect to https://", port, port2);
+		CHECK_STR(res.err, want);
+		waitpid(p1, &st, 0);
+		kill(p2, SIGKILL);
+		waitpid(p2, &st, 0);
+	}
+	TEST("netio/https-redirect-to-tftp-refused") {
+		pid_t p1 = serve("HTTP/1.1 301 Moved\r\nLocation: tftp://127.0.0.1/y\r\n"
+				 "Content-Length: 0\r\n\r\n", 1, &port);
+		snprintf(url, sizeof(url), "https://127.0.0.1:%u/x", port);
+		sink_len = 0;
+		sink_buf[0] = 0;
+		CHECK_INT(lb_fetch(url, &o, &res), -EPERM);
+		CHECK_STR(sink_buf, "");
+		CHECK(strstr(res.err, "redirect to tftp://127.0.0.1/y refused") != NULL);
+		waitpid(p1, &st, 0);
+	}
+	TEST("netio/https-redirect-to-https") {
+		char resp[256];
+		unsigned port2;
+		pid_t p2 = serve("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 1, &port2);
+		snprintf(resp, sizeof(resp), "HTTP/1.1 302 Found\r\nLocation: https://127.0.0.1:%u/y\r\n"
+			 "Content-Length: 0\r\n\r\n", port2);
+		pid_t p1 = serve(resp, 1, &port);
+		snprintf(url, sizeof(url), "https://127.0.0.1:%u/x", port);
+		sink_len = 0;
 		f.calls = 0;
 		CHECK_INT(lb_fetch(url, &o, &res), 0);
 		CHECK_STR(sink_buf, "ok");
 		CHECK_INT(res.redirects, 1);
-		CHECK_INT(f.calls, 1);
-		snprintf(resp, sizeof(resp), "http://127.0.0.1:%u/y", port2);
-		CHECK_STR(res.url, resp);
+		CHECK_INT(f.calls, 2);
 		waitpid(p1, &st, 0);
 		waitpid(p2, &st, 0);
 	}
