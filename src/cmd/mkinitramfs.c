@@ -7,7 +7,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
 "         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
 "         [--manifest-floor-nv INDEX] [--tpm require|auto] [--ca FILE]...\n"
-"         [--revoke-pe SHA256]... [--revoke-x509 CERT]...\n"
+"         [--revoke-pe SHA256]... [--revoke-x509 CERT]... [--require-manifest]\n"
 "         [--order SPEC] [--option lboot.KEY=VALUE]...\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
@@ -40,6 +40,8 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "                      them, and never trust it as a CA (repeatable)\n"
 "  --allow-edit        enforce: allow editing a command line at the menu\n"
 "  --allow-shell       enforce: allow the menu's shell\n"
+"  --require-manifest  entries on a disk boot only with a signed manifest (no\n"
+"                      per-file route: per-file signatures can be rolled back)\n"
 "  --manifest-floor N  refuse manifests with a version below N\n"
 "  --manifest-floor-nv INDEX\n"
 "                      and below the value of the TPM NV counter INDEX\n"
@@ -90,7 +92,7 @@ struct vopts {
 	const char *trust[MAX_POLICY_FILES], *revoke[MAX_POLICY_FILES];
 	const char *x509[MAX_POLICY_FILES], *ca[MAX_POLICY_FILES];
 	size_t n_trust, n_revoke, n_x509, n_ca;
-	int allow_edit, allow_shell;
+	int allow_edit, allow_shell, require_manifest;
 	const char *floor;
 	const char *floor_nv;    /* NV counter index */
 	const char *tpm;
@@ -283,6 +285,8 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		     v->allow_shell ? "yes" : "no", fl, t, v->tpm ? v->tpm : "auto");
 	if (fnv)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "manifest-floor-nv 0x%08llx\n", fnv);
+	if (v->require_manifest)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "require-manifest yes\n");
 	if ((r = revoke_lines(v, text, sizeof(text), &n)))
 		return r;
 	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
@@ -428,6 +432,7 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' },
 		{ "option", required_argument, NULL, 'Q' },
 		{ "revoke-pe", required_argument, NULL, 'D' },
+		{ "require-manifest", no_argument, NULL, 'M' },
 		{ "revoke-x509", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -496,6 +501,10 @@ int mkinitramfs_main(int argc, char **argv)
 				       MAX_POLICY_FILES);
 				goto usage;
 			}
+			break;
+		case 'M':
+			vo.set = 1;
+			vo.require_manifest = 1;
 			break;
 		case 'D':
 		case 'W':

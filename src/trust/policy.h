@@ -12,7 +12,8 @@
  * (the floor is also that TPM NV counter's value, read at boot: see
  * lb_policy_floor_nv), `time-floor YYYY-MM-DDTHH:MM:SSZ`, `tpm require|auto`,
  * `revoke-pe SHA256HEX` (a PE image's Authenticode digest) and
- * `revoke-x509 SHA256HEX` (a certificate's DER), each as often as needed;
+ * `revoke-x509 SHA256HEX` (a certificate's DER), each as often as needed,
+ * `require-manifest yes|no` (no per-file route for entries on a disk);
  * `#` comments. Unknown keys or values make the whole file invalid, and an
  * invalid policy is enforced with no keys (fail closed): nothing boots and
  * the reason is printed.
@@ -36,6 +37,7 @@ enum lb_verify_mode { LB_VERIFY_OFF = 0, LB_VERIFY_WARN, LB_VERIFY_ENFORCE };
 struct lb_policy {
 	enum lb_verify_mode mode;
 	int allow_edit, allow_shell;
+	int require_manifest;       /* `require-manifest yes`: disk entries need a manifest */
 	int tpm_require;            /* `tpm require`: nothing boots unmeasured */
 	uint64_t manifest_floor;
 	uint32_t manifest_floor_nv; /* NV counter index (0x01xxxxxx), 0: none */

@@ -60,6 +60,9 @@ ck revoke-build '[ $? = 0 ]'
 cpio -i --quiet --to-stdout etc/lboot/policy <r.cpio >pol 2>/dev/null
 ck revoke-pe-line "grep -qx 'revoke-pe $h' pol"
 ck revoke-x509-line "grep -qx \"revoke-x509 \$(sha256sum ca.der | cut -c1-64)\" pol"
+"$L" mkinitramfs -o m.cpio --compress none --trust a.pub --require-manifest file 2>err
+cpio -i --quiet --to-stdout etc/lboot/policy <m.cpio >pol 2>/dev/null
+ck require-manifest-line "grep -qx 'require-manifest yes' pol"
 "$L" mkinitramfs -o s.cpio --revoke-pe abc file 2>err; ck revoke-pe-bad-2 '[ $? = 2 ] && grep -q "64 hex digits" err && [ ! -e s.cpio ]'
 "$L" mkinitramfs -o s.cpio --revoke-x509 file file 2>err; ck revoke-x509-bad-1 '[ $? = 1 ] && [ ! -e s.cpio ]'
 "$L" mkinitramfs --help | grep -q -- '--trust KEY.pub'; ck help '[ $? = 0 ]'

@@ -395,6 +395,15 @@ int main(void)
 		CHECK_STR(why, "/loader/entries/unsigned.manifest: expired (2100-01-01T00:00:00Z)");
 		free(log);
 		pol.time_floor = 0;
+		/* require-manifest (finding 6): the entry with a manifest still
+		 * boots; one without, signed file by file, no longer does */
+		pol.require_manifest = 1;
+		CHECK_INT(try_id(&v, "unsigned", NULL, why, sizeof(why), &log), 0);
+		free(log);
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/vmlinuz: no manifest for this entry, and the policy requires one (require-manifest)");
+		free(log);
+		pol.require_manifest = 0;
 		/* a cpio-wrapped initrd: the manifest covers the file's bytes,
 		 * not the path and mode its header gives it, which come from
 		 * the (here unsigned) config: refused */
