@@ -8,6 +8,7 @@
 #include "authenticode.h"
 #include "manifest.h"
 #include "pkcs7.h"
+#include "sbat.h"
 #include "sig.h"
 #include "verify.h"
 
@@ -343,6 +344,10 @@ static int check_kernel(const struct lb_verifier *v, const struct lb_entry *e,
 	rp = lb_pe_sig_verify_rv(img, st->file.size, p->cas, p->n_cas, &(struct lb_pe_revoked){
 					 p->revoke_pe, p->n_revoke_pe, p->revoke_x509, p->n_revoke_x509 },
 				 lb_policy_now(p), err, sizeof(err));
+	if (!rp && (rp = lb_sbat_check(img, st->file.size, p->sbat, p->n_sbat, err, sizeof(err)))) {
+		snprintf(why, whysz, "%s: PE signature: %s", e->kernel, err);
+		return -EKEYREJECTED;
+	}
 	if (!rp) {
 		snprintf(how, howsz, "PE signature");
 		return 0;
