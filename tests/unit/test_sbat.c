@@ -180,6 +180,29 @@ int main(void)
 			CHECK_INT(pol->mode, LB_VERIFY_ENFORCE);
 			lb_policy_free(pol);
 		}
+		/* a full policy: 256 revoke-pe, 256 revoke-x509, 64 sbat lines
+		 * (more than the old 4 KiB file cap) */
+		{
+			char *big = malloc(64 * 1024), *q = big;
+			q += sprintf(q, "verify enforce\n");
+			for (int i = 0; i < 256; i++)
+				q += sprintf(q, "revoke-pe %064x\nrevoke-x509 %064x\n", i, i);
+			for (int i = 0; i < 64; i++)
+				q += sprintf(q, "sbat c%d %d\n", i, i + 1);
+			write_policy(big);
+			lb_policy_load(root, pol);
+			CHECK_STR(pol->err, "");
+			CHECK_INT(pol->n_revoke_pe, 256);
+			CHECK_INT(pol->n_sbat, 64);
+			CHECK_INT(pol->sbat[63].gen, 64);
+			lb_policy_free(pol);
+			strcpy(q, "sbat one-more 1\n");
+			write_policy(big);
+			lb_policy_load(root, pol);
+			CHECK(strstr(pol->err, "too many sbat") != NULL);
+			lb_policy_free(pol);
+			free(big);
+		}
 		/* the image check with the policy's rules */
 		write_policy("verify enforce\nsbat systemd 2\n");
 		lb_policy_load(root, pol);
