@@ -463,6 +463,10 @@ int main(void)
 		pol.n_cas = 1;
 		bare_kernel = "/uki.efi";
 		bare_uki = 1;
+		/* the fixture's certificates start on 2026-12-05: a clock before
+		 * that is raised as the policy's time floor would */
+		int64_t floor = pol.time_floor;
+		pol.time_floor = 1796601600; /* 2026-12-07 */
 		CHECK_INT(try_bare(&v, NULL, why, sizeof(why), &log), 0);
 		CHECK(strstr(log, "would kexec 'dhcp'") != NULL);
 		free(log);
@@ -482,6 +486,7 @@ int main(void)
 		free(ca);
 		bare_kernel = "/vmlinuz";
 		bare_uki = 0;
+		pol.time_floor = floor;
 	}
 	TEST("warn: boots with the line; off: nothing checked") {
 		pol.mode = LB_VERIFY_WARN;
