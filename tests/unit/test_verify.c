@@ -447,13 +447,13 @@ int main(void)
 		free(log);
 	}
 	TEST("enforce: a PE-signed UKI: its .sbat below the policy's sbat minimum is refused") {
-		/* issue 23 finding 9: tests/files/uki/uki-signed.efi (sign-uki.sh),
+		/* issue 23 finding 9: tests/files/uki/uki-signed.bin (sign-uki.sh),
 		 * systemd-stub's .sbat says systemd,1 */
 		uint8_t *uki, *ca;
 		size_t ulen, calen;
-		if (lb_read_path("tests/files/uki/uki-signed.efi", 1 << 20, &uki, &ulen) ||
+		if (lb_read_path("tests/files/uki/uki-signed.bin", 1 << 20, &uki, &ulen) ||
 		    lb_read_path("tests/files/uki/test-ca.der", 1 << 16, &ca, &calen)) {
-			SKIP("no tests/files/uki/uki-signed.efi or test-ca.der");
+			SKIP("no tests/files/uki/uki-signed.bin or test-ca.der");
 			continue;
 		}
 		put("disk/uki.efi", uki, ulen);

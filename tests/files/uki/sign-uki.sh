@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerate uki-signed.efi: a UKI from make-uki.sh whose .linux is the
+# Regenerate uki-signed.bin (not *.efi: test_authenticode takes those as
+# unsigned): a UKI from make-uki.sh whose .linux is the
 # smallest bzImage header kexec's dry run takes (systemd-stub's .sbat says
 # systemd,1 and systemd.debian,1), signed with sbsign by a P-256
 # code-signing certificate of test-ca.der (a throwaway CA, valid 100 years;
@@ -26,6 +27,6 @@ openssl x509 -req -in "$t/s.csr" -CA "$t/ca.pem" -CAkey "$t/ca.key" -CAcreateser
 	-out "$t/s.pem" -days 36500 -extfile "$t/ext.cnf" -extensions signer 2>/dev/null
 python3 -c 'import sys; b = bytearray(0x400); b[0x1fe:0x200] = b"\x55\xaa"; b[0x202:0x206] = b"HdrS"; sys.stdout.buffer.write(b)' >"$t/bz"
 LBOOT_UKI_LINUX="$t/bz" ./make-uki.sh "$t/uki.efi"
-sbsign --key "$t/s.key" --cert "$t/s.pem" --output uki-signed.efi "$t/uki.efi"
+sbsign --key "$t/s.key" --cert "$t/s.pem" --output uki-signed.bin "$t/uki.efi"
 openssl x509 -in "$t/ca.pem" -outform der -out test-ca.der
-sbverify --cert "$t/ca.pem" uki-signed.efi
+sbverify --cert "$t/ca.pem" uki-signed.bin
