@@ -11,6 +11,7 @@ LB_APPLET(manifest, LB_HOST|LB_TARGET,
 "                      [--sig SIGFILE]\n"
 "       lboot manifest --verify PE_FILE --trust-x509 CERT... [--now DATE]\n"
 "                      [--revoke-pe SHA256]... [--revoke-x509 CERT]...\n"
+"                      [--sbat COMPONENT,GENERATION]...\n"
 "Write the manifest that binds a boot entry: its id, the SHA-256 of the\n"
 "kernel (and its Authenticode digest when it is a PE image), the SHA-256 of\n"
 "each initrd in boot order, the exact command line, a version and an expiry.\n"
@@ -32,6 +33,8 @@ LB_APPLET(manifest, LB_HOST|LB_TARGET,
 "at --now (default: the clock). --revoke-pe SHA256 (the Authenticode\n"
 "SHA-256 of an image, in hex) and --revoke-x509 CERT refuse that image, or\n"
 "any signature with that certificate, as the policy's revoke-pe/revoke-x509.\n"
+"--sbat COMPONENT,GENERATION refuses a signed image whose .sbat section\n"
+"names COMPONENT with a lower generation (the policy's sbat line).\n"
 "Exit: 0 ok, 1 refused or failed (one line with the reason), 2 usage.\n")
 
 #include <errno.h>
@@ -50,6 +53,7 @@ LB_APPLET(manifest, LB_HOST|LB_TARGET,
 #include "manifest.h"
 #include "pe.h"
 #include "pkcs7.h"
+#include "sbat.h"
 #include "sig.h"
 
 #define MAX_KEYS    16
@@ -66,6 +70,8 @@ struct opts {
 	size_t n_trusted, n_revoked;
 	struct lb_x509_ca cas[MAX_KEYS];
 	size_t n_cas;
+	struct lb_sbat_rule sbat[MAX_KEYS];
+	size_t n_sbat;
 };
 
 static int load_key(const char *path, struct lb_pubkey *k)
@@ -343,6 +349,8 @@ static int verify_pe(const struct opts *o, const char *file, struct lb_blob *b)
 				 now, err, sizeof(err));
 	if (rc)
 		lb_err("%s: refused: %s (%s)", file, lb_pe_sig_reason(rc), err);
+	else if ((rc = lb_sbat_check(p, (size_t)b->size, o->sbat, o->n_sbat, err, sizeof(err))))
+		lb_err("%s: refused: %s", file, err);
 	else
 		printf("%s: PE signature ok\n", file);
 	return rc;
@@ -381,6 +389,7 @@ int manifest_main(int argc, char **argv)
 		{ "trust-x509", required_argument, NULL, 'X' },
 		{ "revoke-pe", required_argument, NULL, 'P' },
 		{ "revoke-x509", required_argument, NULL, 'R' },
+		{ "sbat", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts *o = calloc(1, sizeof(*o));
@@ -416,6 +425,14 @@ int manifest_main(int argc, char **argv)
 				goto out;
 			}
 			o->n_revoke_pe++;
+			break;
+		case 'S':
+			if (o->n_sbat == MAX_KEYS || lb_sbat_rule_parse(optarg, &o->sbat[o->n_sbat])) {
+				lb_err("--sbat %s: want COMPONENT,GENERATION (at most %d)",
+				       optarg, MAX_KEYS);
+				goto out;
+			}
+			o->n_sbat++;
 			break;
 		case 'R':
 		case 'X': {

@@ -7,7 +7,8 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
 "         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
 "         [--manifest-floor-nv INDEX] [--tpm require|auto] [--ca FILE]...\n"
-"         [--revoke-pe SHA256]... [--revoke-x509 CERT]...\n"
+"         [--revoke-pe SHA256]... [--revoke-x509 CERT]... [--require-manifest]\n"
+"         [--sbat COMPONENT,GENERATION]...\n"
 "         [--order SPEC] [--option lboot.KEY=VALUE]...\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
@@ -38,8 +39,14 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "                      (hex), whoever signed it (repeatable; dbx's role)\n"
 "  --revoke-x509 CERT  refuse PE signatures with this certificate anywhere in\n"
 "                      them, and never trust it as a CA (repeatable)\n"
+"  --sbat COMPONENT,GENERATION\n"
+"                      refuse PE-signed images whose .sbat section names\n"
+"                      COMPONENT with a lower generation (repeatable;\n"
+"                      shim's SbatLevel role)\n"
 "  --allow-edit        enforce: allow editing a command line at the menu\n"
 "  --allow-shell       enforce: allow the menu's shell\n"
+"  --require-manifest  entries on a disk boot only with a signed manifest (no\n"
+"                      per-file route: per-file signatures can be rolled back)\n"
 "  --manifest-floor N  refuse manifests with a version below N\n"
 "  --manifest-floor-nv INDEX\n"
 "                      and below the value of the TPM NV counter INDEX\n"
@@ -79,6 +86,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 #include "pkcs7.h"
 #include "order.h"
 #include "policy.h"
+#include "sbat.h"
 #include "sig.h"
 #include "tls.h"
 
@@ -90,7 +98,7 @@ struct vopts {
 	const char *trust[MAX_POLICY_FILES], *revoke[MAX_POLICY_FILES];
 	const char *x509[MAX_POLICY_FILES], *ca[MAX_POLICY_FILES];
 	size_t n_trust, n_revoke, n_x509, n_ca;
-	int allow_edit, allow_shell;
+	int allow_edit, allow_shell, require_manifest;
 	const char *floor;
 	const char *floor_nv;    /* NV counter index */
 	const char *tpm;
@@ -98,6 +106,8 @@ struct vopts {
 	size_t n_opt;
 	const char *revoke_pe[MAX_POLICY_FILES], *revoke_x509[MAX_POLICY_FILES];
 	size_t n_revoke_pe, n_revoke_x509;
+	const char *sbat[MAX_POLICY_FILES];
+	size_t n_sbat;
 	int usage;               /* an option's value was wrong (exit 2) */
 	char dir[64];            /* the staging directory, "" when none */
 	char *made[3 * MAX_POLICY_FILES + 8];
@@ -232,6 +242,27 @@ static int revoke_lines(struct vopts *v, char *text, size_t size, int *n)
 		lb_hex(d.d[LB_SHA256], 32, hex);
 		*n += snprintf(text + *n, size - (size_t)*n, "revoke-x509 %s\n", hex);
 	}
+	for (size_t i = 0; i < v->n_sbat; i++) {
+		struct lb_sbat_rule rule;
+
+		if (lb_sbat_rule_parse(v->sbat[i], &rule)) {
+			lb_err("--sbat %s: want COMPONENT,GENERATION (a name, 1 to 9 digits)",
+			       v->sbat[i]);
+			v->usage = 1;
+			return -EINVAL;
+		}
+		for (size_t j = 0; j < i; j++) {
+			struct lb_sbat_rule other;
+
+			if (!lb_sbat_rule_parse(v->sbat[j], &other) && !strcmp(other.name, rule.name)) {
+				lb_err("--sbat %s: component given twice", rule.name);
+				v->usage = 1;
+				return -EINVAL;
+			}
+		}
+		*n += snprintf(text + *n, size - (size_t)*n, "sbat %s %u\n", rule.name,
+			       (unsigned)rule.gen);
+	}
 	return 0;
 }
 
@@ -241,7 +272,7 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 	static const char *const dirs[] = { "etc", "etc/lboot", "etc/lboot/trust",
 		"etc/lboot/revoked", "etc/lboot/trust-x509", "etc/lboot/tls" };
 	enum lb_verify_mode mode = v->n_trust || v->n_x509 ? LB_VERIFY_ENFORCE : LB_VERIFY_OFF;
-	char text[512 + 2 * MAX_POLICY_FILES * 80], t[21];
+	char text[512 + 3 * MAX_POLICY_FILES * 80], t[21];
 	const char *tmp = getenv("TMPDIR");
 	int64_t floor_t = mtime ? (int64_t)mtime : (int64_t)time(NULL);
 	unsigned long long fl = 0, fnv = 0;
@@ -293,6 +324,8 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		     v->allow_shell ? "yes" : "no", fl, t, v->tpm ? v->tpm : "auto");
 	if (fnv)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "manifest-floor-nv 0x%08llx\n", fnv);
+	if (v->require_manifest)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "require-manifest yes\n");
 	if ((r = revoke_lines(v, text, sizeof(text), &n)))
 		return r;
 	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
@@ -430,7 +463,9 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' },
 		{ "option", required_argument, NULL, 'Q' },
 		{ "revoke-pe", required_argument, NULL, 'D' },
+		{ "require-manifest", no_argument, NULL, 'M' },
 		{ "revoke-x509", required_argument, NULL, 'W' },
+		{ "sbat", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -496,6 +531,17 @@ int mkinitramfs_main(int argc, char **argv)
 				     optarg)) {
 				lb_err("at most %d of each of --trust, --revoke, --trust-x509",
 				       MAX_POLICY_FILES);
+				goto usage;
+			}
+			break;
+		case 'M':
+			vo.set = 1;
+			vo.require_manifest = 1;
+			break;
+		case 'B':
+			vo.set = 1;
+			if (add_path(vo.sbat, &vo.n_sbat, optarg)) {
+				lb_err("at most %d --sbat", MAX_POLICY_FILES);
 				goto usage;
 			}
 			break;

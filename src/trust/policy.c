@@ -11,7 +11,7 @@
 #include "hash.h"
 #include "policy.h"
 
-#define MAX_POLICY_FILE (64 << 10) /* room for 2 x LB_POLICY_MAX_REVOKE revoke lines */
+#define MAX_POLICY_FILE 65536 /* 256 revoke-pe + 256 revoke-x509 + 64 sbat lines fit */
 
 const char *lb_verify_mode_name(enum lb_verify_mode m)
 {
@@ -128,6 +128,26 @@ static void add_revoked_digest(struct lb_policy *p, const char *path, const char
 		(*n)++;
 }
 
+/* sbat COMPONENT GENERATION: a minimum generation, once per component */
+static void add_sbat(struct lb_policy *p, const char *path, const char *v)
+{
+	struct lb_sbat_rule r;
+
+	if (lb_sbat_rule_parse(v, &r) || strchr(v, ',')) {
+		invalid(p, "%s: sbat '%s': want COMPONENT GENERATION (a name, 1 to 9 digits)", path, v);
+		return;
+	}
+	for (size_t i = 0; i < p->n_sbat; i++)
+		if (!strcmp(p->sbat[i].name, r.name)) {
+			invalid(p, "%s: sbat '%s': component listed twice", path, r.name);
+			return;
+		}
+	if (p->n_sbat >= LB_POLICY_MAX_SBAT)
+		invalid(p, "%s: too many %s lines", path, "sbat");
+	else
+		p->sbat[p->n_sbat++] = r;
+}
+
 static void parse_policy(struct lb_policy *p, char *text, const char *path)
 {
 	char *save = NULL;
@@ -158,6 +178,9 @@ static void parse_policy(struct lb_policy *p, char *text, const char *path)
 				p->tpm_require = 1;
 			else if (strcmp(v, "auto"))
 				invalid(p, "%s: tpm '%s': want require or auto", path, v);
+		} else if (!strcmp(line, "require-manifest")) {
+			if (yesno(v, &p->require_manifest))
+				invalid(p, "%s: require-manifest '%s': want yes or no", path, v);
 		} else if (!strcmp(line, "allow-shell")) {
 			if (yesno(v, &p->allow_shell))
 				invalid(p, "%s: allow-shell '%s': want yes or no", path, v);
@@ -178,6 +201,8 @@ static void parse_policy(struct lb_policy *p, char *text, const char *path)
 			add_revoked_digest(p, path, line, v, p->revoke_pe, &p->n_revoke_pe);
 		} else if (!strcmp(line, "revoke-x509")) {
 			add_revoked_digest(p, path, line, v, p->revoke_x509, &p->n_revoke_x509);
+		} else if (!strcmp(line, "sbat")) {
+			add_sbat(p, path, v);
 		} else if (!strcmp(line, "time-floor")) {
 			if (lb_utc_parse(v, strlen(v), 0, &p->time_floor))
 				invalid(p, "%s: time-floor '%s': want YYYY-MM-DDTHH:MM:SSZ", path, v);

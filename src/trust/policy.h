@@ -12,7 +12,10 @@
  * (the floor is also that TPM NV counter's value, read at boot: see
  * lb_policy_floor_nv), `time-floor YYYY-MM-DDTHH:MM:SSZ`, `tpm require|auto`,
  * `revoke-pe SHA256HEX` (a PE image's Authenticode digest) and
- * `revoke-x509 SHA256HEX` (a certificate's DER), each as often as needed;
+ * `revoke-x509 SHA256HEX` (a certificate's DER), each as often as needed,
+ * `sbat COMPONENT GENERATION` (a PE image whose .sbat names COMPONENT with
+ * a lower generation is refused: sbat.h; once per component),
+ * `require-manifest yes|no` (no per-file route for entries on a disk);
  * `#` comments. Unknown keys or values make the whole file invalid, and an
  * invalid policy is enforced with no keys (fail closed): nothing boots and
  * the reason is printed.
@@ -24,6 +27,7 @@
 #include <stdint.h>
 
 #include "pkcs7.h"
+#include "sbat.h"
 #include "sig.h"
 #include "tpm2.h"
 
@@ -32,10 +36,12 @@ enum lb_verify_mode { LB_VERIFY_OFF = 0, LB_VERIFY_WARN, LB_VERIFY_ENFORCE };
 #define LB_POLICY_MAX_KEYS 32
 #define LB_POLICY_MAX_CAS  LB_PE_SIG_MAX_CAS
 #define LB_POLICY_MAX_REVOKE 256 /* of each revoke-pe, revoke-x509 */
+#define LB_POLICY_MAX_SBAT 64    /* sbat lines */
 
 struct lb_policy {
 	enum lb_verify_mode mode;
 	int allow_edit, allow_shell;
+	int require_manifest;       /* `require-manifest yes`: disk entries need a manifest */
 	int tpm_require;            /* `tpm require`: nothing boots unmeasured */
 	uint64_t manifest_floor;
 	uint32_t manifest_floor_nv; /* NV counter index (0x01xxxxxx), 0: none */
@@ -52,6 +58,8 @@ struct lb_policy {
 	size_t n_revoke_pe;
 	uint8_t revoke_x509[LB_POLICY_MAX_REVOKE][32]; /* and for certificates */
 	size_t n_revoke_x509;
+	struct lb_sbat_rule sbat[LB_POLICY_MAX_SBAT]; /* SbatLevel's role */
+	size_t n_sbat;
 	char err[640];              /* why the policy is invalid ("" when valid) */
 };
 

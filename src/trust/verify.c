@@ -8,6 +8,7 @@
 #include "authenticode.h"
 #include "manifest.h"
 #include "pkcs7.h"
+#include "sbat.h"
 #include "sig.h"
 #include "verify.h"
 
@@ -343,6 +344,10 @@ static int check_kernel(const struct lb_verifier *v, const struct lb_entry *e,
 	rp = lb_pe_sig_verify_rv(img, st->file.size, p->cas, p->n_cas, &(struct lb_pe_revoked){
 					 p->revoke_pe, p->n_revoke_pe, p->revoke_x509, p->n_revoke_x509 },
 				 lb_policy_now(p), err, sizeof(err));
+	if (!rp && (rp = lb_sbat_check(img, st->file.size, p->sbat, p->n_sbat, err, sizeof(err)))) {
+		snprintf(why, whysz, "%s: PE signature: %s", e->kernel, err);
+		return -EKEYREJECTED;
+	}
 	if (!rp) {
 		snprintf(how, howsz, "PE signature");
 		return 0;
@@ -441,6 +446,11 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		free(mbuf);
 		if (!r)
 			r = check_wrap(e, why, whysz);
+	} else if (p->require_manifest && !lb_is_url(e->kernel)) {
+		/* per-file signatures have no version floor and no expiry:
+		 * deleting a manifest must not fall back to them */
+		r = refuse(why, whysz, e->kernel,
+			   "no manifest for this entry, and the policy requires one (require-manifest)");
 	} else if (!(r = check_kernel(v, e, st, why, whysz, khow, sizeof(khow))) &&
 		   !(r = check_parts(v, st, why, whysz)) &&
 		   !(r = check_cmdline(v, e, st, why, whysz)) &&

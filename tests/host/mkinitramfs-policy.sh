@@ -60,8 +60,18 @@ ck revoke-build '[ $? = 0 ]'
 cpio -i --quiet --to-stdout etc/lboot/policy <r.cpio >pol 2>/dev/null
 ck revoke-pe-line "grep -qx 'revoke-pe $h' pol"
 ck revoke-x509-line "grep -qx \"revoke-x509 \$(sha256sum ca.der | cut -c1-64)\" pol"
+"$L" mkinitramfs -o m.cpio --compress none --trust a.pub --require-manifest file 2>err
+cpio -i --quiet --to-stdout etc/lboot/policy <m.cpio >pol 2>/dev/null
+ck require-manifest-line "grep -qx 'require-manifest yes' pol"
 "$L" mkinitramfs -o s.cpio --revoke-pe abc file 2>err; ck revoke-pe-bad-2 '[ $? = 2 ] && grep -q "64 hex digits" err && [ ! -e s.cpio ]'
 "$L" mkinitramfs -o s.cpio --revoke-x509 file file 2>err; ck revoke-x509-bad-1 '[ $? = 1 ] && [ ! -e s.cpio ]'
+# SBAT minimum generations (issue 23): one policy line each
+"$L" mkinitramfs -o b.cpio --compress none --trust-x509 ca.pem --sbat grub.debian,4 --sbat 'shim 4' file 2>err
+ck sbat-build '[ $? = 0 ]'
+cpio -i --quiet --to-stdout etc/lboot/policy <b.cpio >pol 2>/dev/null
+ck sbat-lines "grep -qx 'sbat grub.debian 4' pol && grep -qx 'sbat shim 4' pol"
+"$L" mkinitramfs -o s.cpio --sbat grub,x file 2>err; ck sbat-bad-2 '[ $? = 2 ] && grep -q "COMPONENT,GENERATION" err && [ ! -e s.cpio ]'
+"$L" mkinitramfs -o s.cpio --sbat grub,1 --sbat grub,2 file 2>err; ck sbat-twice-2 '[ $? = 2 ] && [ ! -e s.cpio ]'
 "$L" mkinitramfs --help | grep -q -- '--trust KEY.pub'; ck help '[ $? = 0 ]'
 # built-in boot options (issue 11: mkinitramfs --order)
 "$L" mkinitramfs -o o.cpio --compress none --order ata,nvme --option lboot.timeout=3 file 2>err

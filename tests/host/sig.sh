@@ -210,6 +210,22 @@ PY
 	sbsign --key ec.key --cert ec.pem --output uki.signed "$SRC/tests/files/uki/debian.efi" >/dev/null 2>&1
 	expect pe/ecdsa-signed-uki 0 'PE signature ok' L manifest --verify uki.signed --trust-x509 ca.pem
 	expect pe/ecdsa-signed-uki-other-ca 1 'refused: not signed by a trusted CA' L manifest --verify uki.signed --trust-x509 $DEBCA
+	# SBAT (issue 23): the UKI's systemd-stub .sbat says systemd generation 1;
+	# a minimum of 2 refuses it although its signature verifies
+	expect pe/sbat-below-minimum 1 'refused: SBAT: systemd generation 1 below the policy.s minimum 2' \
+		L manifest --verify uki.signed --trust-x509 ca.pem --sbat grub,9 --sbat systemd,2
+	expect pe/sbat-at-minimum 0 'PE signature ok' L manifest --verify uki.signed --trust-x509 ca.pem \
+		--sbat systemd,1 --sbat systemd.debian,1 --sbat grub,9
+	expect pe/sbat-no-section 0 'PE signature ok' L manifest --verify kernel.test --trust-x509 ca.pem --sbat systemd,9
+	expect pe/sbat-bad-option 2 'want COMPONENT,GENERATION' L manifest --verify uki.signed --trust-x509 ca.pem --sbat systemd
+	# a signed image whose .sbat does not parse: refused once any minimum is set
+	cp "$SRC/tests/files/uki/debian.efi" uki.badsbat
+	so=$(objdump -h uki.badsbat | awk '$2 == ".sbat" { print $6 }')
+	printf ',' | dd of=uki.badsbat bs=1 seek=$((0x$so)) conv=notrunc 2>/dev/null
+	sbsign --key ec.key --cert ec.pem --output uki.badsbat.signed uki.badsbat >/dev/null 2>&1
+	expect pe/sbat-malformed-refused 1 'refused: SBAT: malformed .sbat' \
+		L manifest --verify uki.badsbat.signed --trust-x509 ca.pem --sbat grub,1
+	expect pe/sbat-malformed-no-minimum 0 'PE signature ok' L manifest --verify uki.badsbat.signed --trust-x509 ca.pem
 	expect pe/not-a-certificate 1 'not a PEM or DER certificate' L manifest --verify kernel.test --trust-x509 m.pub
 	# a certificate of the same CA that is not for code signing: a TLS server
 	# certificate (extendedKeyUsage serverAuth only), and one whose keyUsage

@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "hash.h"
+#include "io.h"
 #include "kexec.h"
 #include "manifest.h"
 #include "policy.h"
@@ -170,6 +171,9 @@ static int try_id(struct lb_verifier *v, const char *id, const char *cmdline,
 /* Dry-run kexec an entry no config file defines, as network boot makes one
  * from DHCP (a kernel URL and, from DHCPv6, boot-file parameters): no
  * producer marks it as checked; the verifier decides from what is staged. */
+static const char *bare_kernel = "/vmlinuz"; /* the kernel try_bare boots */
+static int bare_uki;                          /* and whether it is a UKI */
+
 static int try_bare(struct lb_verifier *v, const char *cmdline, char *why, size_t whysz,
 		    char **log)
 {
@@ -184,7 +188,9 @@ static int try_bare(struct lb_verifier *v, const char *cmdline, char *why, size_
 
 	snprintf(root, sizeof(root), "%s/disk", tmpd);
 	v->log = lf;
-	lb_setstr(&e->kernel, "/vmlinuz");
+	lb_setstr(&e->kernel, bare_kernel);
+	if (bare_uki)
+		e->type = LB_ENTRY_UKI;
 	lb_setstr(&e->title, "dhcp");
 	lb_setstr(&e->fs, "1111-2222");
 	if (cmdline)
@@ -395,6 +401,15 @@ int main(void)
 		CHECK_STR(why, "/loader/entries/unsigned.manifest: expired (2100-01-01T00:00:00Z)");
 		free(log);
 		pol.time_floor = 0;
+		/* require-manifest (finding 6): the entry with a manifest still
+		 * boots; one without, signed file by file, no longer does */
+		pol.require_manifest = 1;
+		CHECK_INT(try_id(&v, "unsigned", NULL, why, sizeof(why), &log), 0);
+		free(log);
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/vmlinuz: no manifest for this entry, and the policy requires one (require-manifest)");
+		free(log);
+		pol.require_manifest = 0;
 		/* a cpio-wrapped initrd: the manifest covers the file's bytes,
 		 * not the path and mode its header gives it, which come from
 		 * the (here unsigned) config: refused */
@@ -430,6 +445,48 @@ int main(void)
 		CHECK_INT(try_bare(&v, NULL, why, sizeof(why), &log), 0);
 		CHECK(strstr(log, "would kexec 'dhcp'") != NULL);
 		free(log);
+	}
+	TEST("enforce: a PE-signed UKI: its .sbat below the policy's sbat minimum is refused") {
+		/* issue 23 finding 9: tests/files/uki/uki-signed.bin (sign-uki.sh),
+		 * systemd-stub's .sbat says systemd,1 */
+		uint8_t *uki, *ca;
+		size_t ulen, calen;
+		if (lb_read_path("tests/files/uki/uki-signed.bin", 1 << 20, &uki, &ulen) ||
+		    lb_read_path("tests/files/uki/test-ca.der", 1 << 16, &ca, &calen)) {
+			SKIP("no tests/files/uki/uki-signed.bin or test-ca.der");
+			continue;
+		}
+		put("disk/uki.efi", uki, ulen);
+		free(uki);
+		pol.cas[0].der = ca;
+		pol.cas[0].len = calen;
+		pol.n_cas = 1;
+		bare_kernel = "/uki.efi";
+		bare_uki = 1;
+		/* the fixture's certificates start on 2026-12-05: a clock before
+		 * that is raised as the policy's time floor would */
+		int64_t floor = pol.time_floor;
+		pol.time_floor = 1796601600; /* 2026-12-07 */
+		CHECK_INT(try_bare(&v, NULL, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "would kexec 'dhcp'") != NULL);
+		free(log);
+		pol.sbat[0] = (struct lb_sbat_rule){ "systemd", 2 };
+		pol.n_sbat = 1;
+		CHECK_INT(try_bare(&v, NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/uki.efi: PE signature: SBAT: systemd generation 1 below the policy's minimum 2");
+		CHECK(!strstr(log, "would kexec"));
+		free(log);
+		pol.sbat[0].gen = 1;
+		pol.sbat[1] = (struct lb_sbat_rule){ "grub", 9 };
+		pol.n_sbat = 2;
+		CHECK_INT(try_bare(&v, NULL, why, sizeof(why), &log), 0);
+		free(log);
+		pol.n_sbat = 0;
+		pol.n_cas = 0;
+		free(ca);
+		bare_kernel = "/vmlinuz";
+		bare_uki = 0;
+		pol.time_floor = floor;
 	}
 	TEST("warn: boots with the line; off: nothing checked") {
 		pol.mode = LB_VERIFY_WARN;

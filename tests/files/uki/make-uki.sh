@@ -13,7 +13,10 @@ if [ $# -ge 2 ]; then cp "$2" "$tmp/osrel"; else
 fi
 printf '%s\n' "${3:-root=UUID=6a5f2b1c-0d7e-4c4f-9a51-2b3c4d5e6f70 ro quiet}" >"$tmp/cmdline"
 printf '%s' "${4:-6.1.0-18-amd64}" >"$tmp/uname"
-printf 'MZfake-bzImage-payload' >"$tmp/linux"
+# LBOOT_UKI_LINUX: a file to use as .linux instead of the fake payload
+if [ -n "${LBOOT_UKI_LINUX:-}" ]; then cp "$LBOOT_UKI_LINUX" "$tmp/linux"; else
+	printf 'MZfake-bzImage-payload' >"$tmp/linux"
+fi
 printf '070701fake-initrd' >"$tmp/initrd"
 objcopy \
 	--add-section .osrel="$tmp/osrel" --change-section-vma .osrel=0x20000 \
