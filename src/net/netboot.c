@@ -74,12 +74,8 @@ static void mark(const struct lb_netboot_opts *o, struct lb_entries *l, size_t f
 {
 	if (!o->v || o->v->pol->mode == LB_VERIFY_OFF)
 		return;
-	for (size_t i = from; i < l->n; i++) {
-		l->v[i].cfg_checked = 1;
-		l->v[i].cfg_rc = rc;
-		free(l->v[i].cfg_file);
-		l->v[i].cfg_file = strdup(rc ? bad : first);
-	}
+	for (size_t i = from; i < l->n; i++)
+		lb_entry_mark_checked(&l->v[i], rc, rc ? bad : first);
 }
 
 /* --- pxelinux --------------------------------------------------------- */
@@ -558,12 +554,10 @@ int lb_netboot(const struct lb_netboot_opts *o, struct lb_entries *out,
 			     lease->ifname) < 0)
 			return -ENOMEM;
 		lb_entries_set_default(out, out->n - 1);
-		/* no config: the command line is empty, nothing to check */
-		if (o->v && o->v->pol->mode != LB_VERIFY_OFF) {
-			e->cfg_checked = 1;
-			e->cfg_rc = 0;
-			e->cfg_file = strdup("(no config: empty command line)");
-		}
+		/* no config, so nothing checked and nothing marked: the
+		 * command line is DHCPv6 option 60's (the network's), and
+		 * verify.c lets it boot under enforce only when it is empty
+		 * (or an edit the policy allows) */
 	}
 	return 0;
 }

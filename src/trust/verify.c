@@ -381,12 +381,19 @@ static int check_cmdline(const struct lb_verifier *v, const struct lb_entry *e,
 		return v->pol->allow_edit ? 0 :
 			refuse(why, whysz, "command line",
 			       "edited at the menu, and the policy does not allow edits");
-	if (st->is_uki && (st->cmdline_from_uki || !e->cmdline || !*e->cmdline))
-		return 0; /* the UKI's own, covered by its signature */
+	if (st->is_uki && st->cmdline_from_uki)
+		return 0; /* the staged UKI's own .cmdline, covered by its signature */
+	if (!st->cmdline || !*st->cmdline)
+		return 0; /* empty: nothing to cover */
+	/* a command line from a config: only the bytes the config check
+	 * sealed (entry.h cfg_cmdline), never a bare mark */
 	if (!e->cfg_checked || !e->cfg_file)
 		return refuse(why, whysz, "command line", "its config file was not checked");
 	if (e->cfg_rc)
 		return refuse(why, whysz, e->cfg_file, lb_sig_reason(e->cfg_rc));
+	if (!e->cfg_cmdline || strcmp(e->cfg_cmdline, st->cmdline))
+		return refuse(why, whysz, "command line",
+			      "not the one the checked config gave (not covered by any signature)");
 	return 0;
 }
 
@@ -439,10 +446,12 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		   !(r = check_parts(v, st, why, whysz)) &&
 		   !(r = check_cmdline(v, e, st, why, whysz)) &&
 		   !(r = check_wrap(e, why, whysz))) {
+		int own = st->is_uki && st->cmdline_from_uki && !st->cmdline_edited;
+
 		snprintf(how, sizeof(how), "signatures (kernel: %s%s%s)", khow,
-			 st->is_uki && !st->cmdline_edited ? "" : "; command line: ",
+			 own ? "" : "; command line: ",
 			 st->cmdline_edited ? "edited, allowed by the policy" :
-			 st->is_uki ? "" : e->cfg_file);
+			 own ? "" : !st->cmdline || !*st->cmdline ? "empty" : e->cfg_file);
 	}
 verdict:
 	if (!r) {

@@ -3,6 +3,9 @@
 # with objcopy, the way systemd documents it before ukify existed. The
 # payloads are tiny fakes: the parser only needs the PE layout.
 # usage: make-uki.sh OUT.efi [OSREL_FILE [CMDLINE [UNAME]]]
+# LBOOT_UKI_LINUX=FILE: the .linux payload (bz.efi: a bare bzImage setup
+# header, 1 KiB, enough for lboot's stage: `make-uki.sh bz.efi` with
+# LBOOT_UKI_LINUX holding 0x55aa at 0x1fe and "HdrS" at 0x202).
 set -eu
 out=$1
 stub=${LBOOT_UKI_STUB:-/usr/lib/systemd/boot/efi/linuxx64.efi.stub}
@@ -13,7 +16,9 @@ if [ $# -ge 2 ]; then cp "$2" "$tmp/osrel"; else
 fi
 printf '%s\n' "${3:-root=UUID=6a5f2b1c-0d7e-4c4f-9a51-2b3c4d5e6f70 ro quiet}" >"$tmp/cmdline"
 printf '%s' "${4:-6.1.0-18-amd64}" >"$tmp/uname"
-printf 'MZfake-bzImage-payload' >"$tmp/linux"
+if [ -n "${LBOOT_UKI_LINUX:-}" ]; then cp "$LBOOT_UKI_LINUX" "$tmp/linux"; else
+	printf 'MZfake-bzImage-payload' >"$tmp/linux"
+fi
 printf '070701fake-initrd' >"$tmp/initrd"
 objcopy \
 	--add-section .osrel="$tmp/osrel" --change-section-vma .osrel=0x20000 \
