@@ -5,7 +5,8 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "usage: lboot mkinitramfs -o OUT [--init BINARY] [--busybox[=PATH]]\n"
 "         [--compress xz|gzip|none] [--mtime EPOCH] [--file SRC[:DST]]... [SRC[:DST]...]\n"
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
-"         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
+"         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--require-manifest]\n"
+"         [--manifest-floor N]\n"
 "         [--manifest-floor-nv INDEX] [--tpm require|auto] [--ca FILE]...\n"
 "         [--order SPEC] [--option lboot.KEY=VALUE]...\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
@@ -35,6 +36,8 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "  --trust-x509 CERT   a CA (PEM or DER) for PE-signed kernels and UKIs\n"
 "  --allow-edit        enforce: allow editing a command line at the menu\n"
 "  --allow-shell       enforce: allow the menu's shell\n"
+"  --require-manifest  a disk entry boots only through its signed manifest\n"
+"                      (per-file signatures have no version floor)\n"
 "  --manifest-floor N  refuse manifests with a version below N\n"
 "  --manifest-floor-nv INDEX\n"
 "                      and below the value of the TPM NV counter INDEX\n"
@@ -84,7 +87,7 @@ struct vopts {
 	const char *trust[MAX_POLICY_FILES], *revoke[MAX_POLICY_FILES];
 	const char *x509[MAX_POLICY_FILES], *ca[MAX_POLICY_FILES];
 	size_t n_trust, n_revoke, n_x509, n_ca;
-	int allow_edit, allow_shell;
+	int allow_edit, allow_shell, require_manifest;
 	const char *floor;
 	const char *floor_nv;    /* NV counter index */
 	const char *tpm;
@@ -234,6 +237,8 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		     v->allow_shell ? "yes" : "no", fl, t, v->tpm ? v->tpm : "auto");
 	if (fnv)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "manifest-floor-nv 0x%08llx\n", fnv);
+	if (v->require_manifest)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "require-manifest yes\n");
 	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
 		return r;
 	if (v->n_opt) {
@@ -370,6 +375,7 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "trust-x509", required_argument, NULL, 'X' },
 		{ "allow-edit", no_argument, NULL, 'E' },
 		{ "allow-shell", no_argument, NULL, 'S' },
+		{ "require-manifest", no_argument, NULL, 'M' },
 		{ "manifest-floor", required_argument, NULL, 'F' },
 		{ "manifest-floor-nv", required_argument, NULL, 'N' },
 		{ "tpm", required_argument, NULL, 'P' },
@@ -448,6 +454,10 @@ int mkinitramfs_main(int argc, char **argv)
 		case 'S':
 			vo.set = 1;
 			*(c == 'E' ? &vo.allow_edit : &vo.allow_shell) = 1;
+			break;
+		case 'M':
+			vo.set = 1;
+			vo.require_manifest = 1;
 			break;
 		case 'F':
 			vo.set = 1;

@@ -145,6 +145,9 @@ static void parse_policy(struct lb_policy *p, char *text, const char *path)
 				p->tpm_require = 1;
 			else if (strcmp(v, "auto"))
 				invalid(p, "%s: tpm '%s': want require or auto", path, v);
+		} else if (!strcmp(line, "require-manifest")) {
+			if (yesno(v, &p->require_manifest))
+				invalid(p, "%s: require-manifest '%s': want yes or no", path, v);
 		} else if (!strcmp(line, "allow-shell")) {
 			if (yesno(v, &p->allow_shell))
 				invalid(p, "%s: allow-shell '%s': want yes or no", path, v);

@@ -8,7 +8,8 @@
  *   /etc/lboot/trust-x509/NAME.der CAs for PE (Authenticode) signatures
  *
  * policy lines: `verify off|warn|enforce`, `allow-edit yes|no`,
- * `allow-shell yes|no`, `manifest-floor N`, `manifest-floor-nv 0x01xxxxxx`
+ * `allow-shell yes|no`, `require-manifest yes|no` (disk entries boot only
+ * through a signed manifest: no per-file fallback), `manifest-floor N`, `manifest-floor-nv 0x01xxxxxx`
  * (the floor is also that TPM NV counter's value, read at boot: see
  * lb_policy_floor_nv), `time-floor YYYY-MM-DDTHH:MM:SSZ`, `tpm require|auto`;
  * `#` comments. Unknown keys or values make the whole file invalid, and an
@@ -34,6 +35,9 @@ struct lb_policy {
 	enum lb_verify_mode mode;
 	int allow_edit, allow_shell;
 	int tpm_require;            /* `tpm require`: nothing boots unmeasured */
+	int require_manifest;       /* `require-manifest yes`: a disk entry without a
+				     * manifest is refused (per-file signatures
+				     * have no version floor: they can be rolled back) */
 	uint64_t manifest_floor;
 	uint32_t manifest_floor_nv; /* NV counter index (0x01xxxxxx), 0: none */
 	uint64_t floor_nv_value;    /* what it held at boot (lb_policy_floor_nv) */

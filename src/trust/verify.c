@@ -442,6 +442,11 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		free(mbuf);
 		if (!r)
 			r = check_wrap(e, why, whysz);
+	} else if (p->require_manifest && !lb_is_url(e->kernel)) {
+		/* per-file signatures have no version floor and no expiry:
+		 * deleting the manifest must not fall back to them */
+		r = refuse(why, whysz, e->kernel,
+			   "no manifest for this entry, and the policy requires one (require-manifest)");
 	} else if (!(r = check_kernel(v, e, st, why, whysz, khow, sizeof(khow))) &&
 		   !(r = check_parts(v, st, why, whysz)) &&
 		   !(r = check_cmdline(v, e, st, why, whysz)) &&

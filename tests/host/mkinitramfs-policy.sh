@@ -52,6 +52,11 @@ ck keys-default-to-enforce "grep -qx 'verify enforce' pol"
 "$L" mkinitramfs -o k.cpio --compress none --trust a.pub --verify warn file 2>err
 cpio -i --quiet --to-stdout etc/lboot/policy <k.cpio >pol 2>/dev/null
 ck warn "grep -qx 'verify warn' pol"
+# issue 23, finding 6: --require-manifest, and nothing without it
+ck no-require-manifest "! grep -q 'require-manifest' pol"
+"$L" mkinitramfs -o k.cpio --compress none --trust a.pub --require-manifest file 2>err
+cpio -i --quiet --to-stdout etc/lboot/policy <k.cpio >pol 2>/dev/null
+ck require-manifest "grep -qx 'require-manifest yes' pol"
 "$L" mkinitramfs --help | grep -q -- '--trust KEY.pub'; ck help '[ $? = 0 ]'
 # built-in boot options (issue 11: mkinitramfs --order)
 "$L" mkinitramfs -o o.cpio --compress none --order ata,nvme --option lboot.timeout=3 file 2>err

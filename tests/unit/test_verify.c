@@ -128,6 +128,17 @@ static void sign(const struct key *k, const char *rel)
 	putstr(sp, text);
 }
 
+/* rename a file under the test root */
+static void rename_in(const char *from, const char *to)
+{
+	char a[600], b[600];
+
+	snprintf(a, sizeof(a), "%s/%s", tmpd, from);
+	snprintf(b, sizeof(b), "%s/%s", tmpd, to);
+	if (rename(a, b))
+		printf("# cannot rename %s\n", a);
+}
+
 static void write_policy(const char *text)
 {
 	putstr("etc/lboot/policy", text);
@@ -528,6 +539,40 @@ int main(void)
 		CHECK_STR(why, "/loader/entries/unsigned.conf on /dev/vdt1: no signature");
 		free(log);
 		wrap_path = NULL;
+	}
+	TEST("enforce: require-manifest: deleting the manifest does not fall back to per-file signatures (issue 23, 6)") {
+		struct lb_policy p2;
+
+		write_policy("verify enforce\nrequire-manifest yes\n");
+		lb_policy_load(root, &p2);
+		CHECK_STR(p2.err, "");
+		CHECK_INT(p2.require_manifest, 1);
+		lb_policy_free(&p2);
+		write_policy("verify enforce\nrequire-manifest sometimes\n");
+		lb_policy_load(root, &p2);
+		CHECK(strstr(p2.err, "require-manifest 'sometimes': want yes or no") != NULL);
+		lb_policy_free(&p2);
+		write_policy("verify enforce\n");
+		/* "good" is covered per file (kernel, initrd and config signed),
+		 * with no manifest: boots without the switch, refused with it */
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), 0);
+		free(log);
+		pol.require_manifest = 1;
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/vmlinuz: no manifest for this entry, and the policy requires one (require-manifest)");
+		CHECK(strstr(log, "would kexec") == NULL);
+		free(log);
+		/* an entry with its signed manifest still boots */
+		CHECK_INT(try_id(&v, "unsigned", NULL, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "by manifest /loader/entries/unsigned.manifest v5") != NULL);
+		free(log);
+		/* the manifest deleted: refused, not per-file */
+		rename_in("disk/loader/entries/unsigned.manifest", "disk/loader/entries/unsigned.manifest.away");
+		CHECK_INT(try_id(&v, "unsigned", NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/vmlinuz: no manifest for this entry, and the policy requires one (require-manifest)");
+		free(log);
+		rename_in("disk/loader/entries/unsigned.manifest.away", "disk/loader/entries/unsigned.manifest");
+		pol.require_manifest = 0;
 	}
 	TEST("enforce: a cpio-wrapped initrd: its signature covers its own bytes, the header comes from the signed config") {
 		wrap_path = "/etc/x.conf";
