@@ -70,6 +70,7 @@ void lb_entry_free(struct lb_entry *e)
 	free(e->source);
 	free(e->cfg_file);
 	free(e->cfg_cmdline);
+	free(e->uncovered);
 	memset(e, 0, sizeof(*e));
 }
 

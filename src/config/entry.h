@@ -55,6 +55,11 @@ struct lb_entry {
 	int cfg_rc;
 	char *cfg_file;
 	char *cfg_cmdline;
+	/* "WHERE: WHAT" when a producer used input no signature covers to
+	 * build the entry (an iPXE setting from DHCP expanded into the
+	 * command line or a URL): verify.c refuses the entry under enforce.
+	 * A producer can only restrict this way, never vouch. */
+	char *uncovered;
 };
 
 /* syslinux IPAPPEND/SYSAPPEND bits (syslinux's doc/syslinux.txt): ip=,

@@ -433,6 +433,13 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		r = -EKEYREJECTED;
 		goto verdict;
 	}
+	if (e->uncovered) {
+		/* a producer said part of the entry is not covered (iPXE
+		 * settings from the network): nothing else can cover it */
+		snprintf(why, whysz, "%s", e->uncovered);
+		r = -EKEYREJECTED;
+		goto verdict;
+	}
 	r = find_manifest(st, e, mpath, sizeof(mpath), &mbuf, &mlen);
 	if (r < 0) {
 		r = refuse(why, whysz, mpath, strerror(-r));

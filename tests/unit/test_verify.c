@@ -429,6 +429,40 @@ int main(void)
 		pol.allow_edit = 0;
 		lb_entry_free(&e);
 	}
+	TEST("enforce: an entry a producer says holds network input is refused, whatever covers it (issue 23, 5)") {
+		/* what netboot makes of a signed iPXE script that expanded
+		 * ${hostname} into the command line: a signed kernel, the
+		 * script's (valid) mark, and the provenance */
+		struct lb_entry e = { 0 };
+
+		lb_setstr(&e.kernel, "/vmlinuz");
+		lb_setstr(&e.title, "vmlinuz");
+		lb_setstr(&e.fs, "1111-2222");
+		lb_setstr(&e.cmdline, "root=/dev/x ro hostname=evil init=/bin/sh");
+		CHECK_INT(lb_entry_mark_checked(&e, 0, "http://srv/boot.ipxe"), 0);
+		/* the mark alone covers it (the sealed line is this one) */
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), 0);
+		free(log);
+		lb_setstr(&e.uncovered, "iPXE script http://srv/boot.ipxe: the command line holds "
+			  "bytes of a network setting (${next-server}, ${filename}, ${hostname}...), "
+			  "which no signature covers");
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, e.uncovered);
+		CHECK(!strstr(log, "would kexec"));
+		free(log);
+		/* an allowed edit does not make it covered either */
+		pol.allow_edit = 1;
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), -EKEYREJECTED);
+		free(log);
+		pol.allow_edit = 0;
+		/* warn: boots, and says why */
+		pol.mode = LB_VERIFY_WARN;
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "lboot: verify (warn): 'vmlinuz': iPXE script http://srv/boot.ipxe: the command line holds") != NULL);
+		free(log);
+		pol.mode = LB_VERIFY_ENFORCE;
+		lb_entry_free(&e);
+	}
 	TEST("enforce: a command line changed after the config check is refused") {
 		after_scan = add_init_sh;
 		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), -EKEYREJECTED);
