@@ -6,8 +6,9 @@
  * key, or bytes from the input), a manifest (formatted from the staged
  * digests or the input's text, signed or not), the entry's command line
  * and whatever trust fields a producer could set on it (cfg_checked,
- * cfg_rc, cfg_file, cfg_cmdline), a menu edit, and the policy's mode and
- * allow-edit.
+ * cfg_rc, cfg_file, cfg_cmdline, or `uncovered`, the mark a producer sets
+ * when network input went into the entry), a menu edit, and the policy's
+ * mode, allow-edit, manifest floor and require-manifest.
  *
  * Besides crashes (ASan/UBSan), the harness checks the rule that decides
  * a command line (docs/verified-boot.md "The command line: only what
@@ -15,9 +16,13 @@
  * its kernel had a valid signature by the trusted key, and the staged
  * command line is empty, a UKI's own, an edit the policy allows, or
  * exactly the line a config check sealed for a validly signed config.
- * A verdict outside that aborts.
+ * Under enforce, an entry marked `uncovered` never boots, and with
+ * require-manifest nothing boots without a manifest. A verdict outside
+ * that aborts.
  *
- * Input: byte 0 and 1 are flags (below), byte 2 the manifest version,
+ * Input: byte 0 and 1 are flags (below), byte 2 the manifest floor (bits
+ * 0-2), require-manifest (bit 3), the manifest version (bits 4-6), an
+ * `uncovered` mark (bit 7),
  * then NUL-separated fields: the entry's command line, cfg_file,
  * cfg_cmdline, the menu edit, the manifest text, the kernel's extra bytes,
  * the initrd's bytes, the kernel's signature bytes.
@@ -212,7 +217,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pol.mode = (f & F_MODE) == 0 ? LB_VERIFY_OFF :
 		   (f & F_MODE) == 1 ? LB_VERIFY_WARN : LB_VERIFY_ENFORCE;
 	pol.allow_edit = !!(f & F_ALLOW_EDIT);
-	pol.manifest_floor = data[2] & 0x0f;
+	pol.manifest_floor = data[2] & 0x07;
+	pol.require_manifest = !!(data[2] & 0x08);
 
 	e.cmdline = strfield(&p, end);
 	e.cfg_file = strfield(&p, end);
@@ -273,7 +279,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!m)
 				abort();
 			snprintf(m->entry, sizeof(m->entry), "k");
-			m->version = data[2] >> 4;
+			m->version = (data[2] >> 4) & 0x07;
 			m->expires = 4102444800; /* 2100 */
 			sha256(kernel, kn, m->kernel);
 			if (g & G_INITRD) {
@@ -300,6 +306,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the entry, and the trust fields a producer could set on it */
 	if (lb_setstr(&e.kernel, "/vmlinuz") || lb_setstr(&e.id, "k") ||
 	    lb_setstr(&e.title, "k") || lb_setstr(&e.fs, "F00D-0001"))
+		abort();
+	if ((data[2] & 0x80) &&
+	    lb_setstr(&e.uncovered, "iPXE script http://x/s.ipxe: the command line holds bytes of a network setting"))
 		abort();
 	e.cfg_checked = !!(f & F_CFG_CHECKED);
 	e.cfg_rc = f & F_CFG_RC ? -EKEYREJECTED : 0;
@@ -328,6 +337,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (!r && pol.mode == LB_VERIFY_ENFORCE && manifest && !(g & G_MAN_SIGN))
 			abort(); /* an unsigned manifest covered an entry */
+		if (!r && pol.mode == LB_VERIFY_ENFORCE && (e.uncovered || (pol.require_manifest && !manifest)))
+			abort(); /* network input, or no manifest where one is required */
 		lb_stage_free(&st);
 	}
 	free(edit);
