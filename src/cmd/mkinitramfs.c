@@ -5,9 +5,10 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "usage: lboot mkinitramfs -o OUT [--init BINARY] [--busybox[=PATH]]\n"
 "         [--compress xz|gzip|none] [--mtime EPOCH] [--file SRC[:DST]]... [SRC[:DST]...]\n"
 "         [--verify off|warn|enforce] [--trust KEY.pub]... [--revoke KEY.pub]...\n"
-"         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--manifest-floor N]\n"
+"         [--trust-x509 CERT]... [--allow-edit] [--allow-shell] [--require-manifest]\n"
+"         [--manifest-floor N]\n"
 "         [--manifest-floor-nv INDEX] [--tpm require|auto] [--ca FILE]...\n"
-"         [--revoke-pe SHA256]... [--revoke-x509 CERT]... [--require-manifest]\n"
+"         [--revoke-pe SHA256]... [--revoke-x509 CERT]...\n"
 "         [--sbat COMPONENT,GENERATION]...\n"
 "         [--order SPEC] [--option lboot.KEY=VALUE]...\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
@@ -456,6 +457,7 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "trust-x509", required_argument, NULL, 'X' },
 		{ "allow-edit", no_argument, NULL, 'E' },
 		{ "allow-shell", no_argument, NULL, 'S' },
+		{ "require-manifest", no_argument, NULL, 'M' },
 		{ "manifest-floor", required_argument, NULL, 'F' },
 		{ "manifest-floor-nv", required_argument, NULL, 'N' },
 		{ "tpm", required_argument, NULL, 'P' },
@@ -463,7 +465,6 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' },
 		{ "option", required_argument, NULL, 'Q' },
 		{ "revoke-pe", required_argument, NULL, 'D' },
-		{ "require-manifest", no_argument, NULL, 'M' },
 		{ "revoke-x509", required_argument, NULL, 'W' },
 		{ "sbat", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },

@@ -812,16 +812,11 @@ int lb_bls_scan(const struct lb_fs *fs, const char *root,
 			it.n--;
 			continue;
 		}
-		if (x->e.type == LB_ENTRY_UKI && !x->e.cmdline) {
-			/* `uki` without `options`: the UKI's own .cmdline */
-			struct lb_entry u;
-
-			if (!lb_bls_uki_entry(fs, x->e.kernel, &u)) {
-				x->e.cmdline = u.cmdline;
-				u.cmdline = NULL;
-				lb_entry_free(&u);
-			}
-		}
+		/* `uki` without `options`: no command line in the entry. The
+		 * stage takes the UKI's own .cmdline from the bytes it reads
+		 * (covered by the UKI's signature); a copy read here, at scan
+		 * time, is covered by nothing and could be another file's
+		 * (issue 23, finding 3) */
 		i++;
 	}
 	/* type 2 */
@@ -855,6 +850,9 @@ int lb_bls_scan(const struct lb_fs *fs, const char *root,
 			continue;
 		}
 		free(p);
+		/* type 2: the same; the scan-time .cmdline is not kept */
+		free(e.cmdline);
+		e.cmdline = NULL;
 		if (!(e.fs = strdup(lb_fs_ident(fs)))) {
 			lb_entry_free(&e);
 			r = -ENOMEM;

@@ -57,7 +57,9 @@ int lb_bls_scan(const struct lb_fs *fs, const char *root,
 /*
  * Type 2: turn the UKI at `path` inside fs into an entry (reads only the PE
  * headers and the small .cmdline/.osrel/.uname sections). type LB_ENTRY_UKI,
- * kernel = path, cmdline = .cmdline trimmed, title from .osrel PRETTY_NAME
+ * kernel = path, cmdline = .cmdline trimmed (lb_bls_scan drops it: the stage
+ * takes the staged UKI's own .cmdline, a scan-time copy is covered by
+ * nothing), title from .osrel PRETTY_NAME
  * (else NAME, else the file name) plus " (" .uname or version ")", version =
  * IMAGE_VERSION or VERSION_ID or .uname, sort_key = IMAGE_ID or ID.
  * Returns 0, -EINVAL (not a PE), -ENOENT (no .linux), or negative errno.

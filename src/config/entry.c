@@ -69,7 +69,31 @@ void lb_entry_free(struct lb_entry *e)
 	free(e->fs);
 	free(e->source);
 	free(e->cfg_file);
+	free(e->cfg_cmdline);
+	free(e->uncovered);
 	memset(e, 0, sizeof(*e));
+}
+
+int lb_entry_mark_checked(struct lb_entry *e, int rc, const char *file)
+{
+	char *f = file ? strdup(file) : NULL;
+	char *c = strdup(e->cmdline ? e->cmdline : "");
+
+	free(e->cfg_file);
+	free(e->cfg_cmdline);
+	e->cfg_checked = 1;
+	e->cfg_rc = rc;
+	e->cfg_file = f;
+	e->cfg_cmdline = c;
+	if ((file && !f) || !c) {
+		/* fail closed: a mark that cannot be sealed covers nothing */
+		free(e->cfg_cmdline);
+		e->cfg_cmdline = NULL;
+		if (!e->cfg_rc)
+			e->cfg_rc = -ENOMEM;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int lb_entries_msg(struct lb_entries *l, const char *fmt, ...)

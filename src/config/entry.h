@@ -40,14 +40,26 @@ struct lb_entry {
 	int is_default;   /* exactly one entry in a list has it */
 	int hidden;       /* not shown in the menu (still bootable by id) */
 	unsigned sysappend; /* syslinux IPAPPEND/SYSAPPEND bits: LB_SYSAPPEND_* */
-	/* Verified boot (set by the scan when a policy checks config files):
+	/* Verified boot (set only through lb_entry_mark_checked, by the scan
+	 * when a policy checks config files on the bytes parsed, and by
+	 * netboot for the config files it fetched and checked):
 	 * cfg_checked: the config files that define this entry were checked;
 	 * cfg_rc: 0 when every one had a valid signature of a trusted key, else
 	 * the first failure (sig.h reasons); cfg_file: "PATH on DEVICE" of
-	 * that failure, or of the defining file. */
+	 * that failure, or of the defining file; cfg_cmdline: the command line
+	 * as the checked config gave it, at the moment of the check. verify.c
+	 * counts a staged command line as covered by the config only when it
+	 * is exactly cfg_cmdline: a mark without it, or a command line changed
+	 * after it, covers nothing (a producer cannot vouch for a line). */
 	int cfg_checked;
 	int cfg_rc;
 	char *cfg_file;
+	char *cfg_cmdline;
+	/* "WHERE: WHAT" when a producer used input no signature covers to
+	 * build the entry (an iPXE setting from DHCP expanded into the
+	 * command line or a URL): verify.c refuses the entry under enforce.
+	 * A producer can only restrict this way, never vouch. */
+	char *uncovered;
 };
 
 /* syslinux IPAPPEND/SYSAPPEND bits (syslinux's doc/syslinux.txt): ip=,
@@ -72,6 +84,13 @@ struct lb_entries {
 char *lb_strndup(const char *s, size_t n);
 /* Set *dst to a copy of s, freeing what was there. */
 int lb_setstr(char **dst, const char *s);
+
+/* Record that the config files defining e were checked: rc 0 (every one
+ * validly signed by a trusted key) or the first failure, file the one to
+ * name; seals e's command line as it is now (cfg_cmdline). Only for the
+ * code that checked the config's bytes (scan.c, netboot.c). 0 or -ENOMEM
+ * (then e is marked failed: cfg_rc -ENOMEM, nothing sealed). */
+int lb_entry_mark_checked(struct lb_entry *e, int rc, const char *file);
 
 /* Append a zeroed entry and return it (NULL on ENOMEM). */
 struct lb_entry *lb_entries_add(struct lb_entries *l);

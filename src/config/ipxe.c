@@ -86,6 +86,9 @@ struct var {
 	int type;
 	unsigned char *raw;
 	size_t len;
+	int net;     /* holds bytes of a setting from the host that is not the
+		      * machine's own (DHCP's next-server, filename, hostname...):
+		      * not covered by the script's signature */
 };
 
 struct image {
@@ -99,6 +102,8 @@ struct image {
 	int autofree;
 	unsigned long timeout_ms;
 	int running;        /* a script being executed: not registered */
+	int url_net;        /* its URL holds bytes of a network setting */
+	int cmdline_net;    /* its arguments do */
 };
 
 struct line {
@@ -135,7 +140,22 @@ struct st {
 	size_t work;                       /* bytes expanded so far */
 	unsigned long slept_ms;            /* all sleeps so far */
 	char *errmsg;                      /* last failure message */
+	/* provenance: argnet[k] is set when the current command's argument k
+	 * holds bytes expanded from a network setting (or from a setting
+	 * that held some); cwuri_net when the base for relative URLs does */
+	unsigned char argnet[LB_IPXE_MAX_ARGS + 1];
+	int cwuri_net;
 };
+
+/* Does any of the current command's arguments from..argc-1 hold bytes of
+ * a network setting? */
+static int args_net(const struct st *s, int from, int argc)
+{
+	for (int k = from; k < argc && k <= LB_IPXE_MAX_ARGS; k++)
+		if (s->argnet[k])
+			return 1;
+	return 0;
+}
 
 static void out(struct st *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -512,7 +532,7 @@ static void del_var(struct st *s, const char *block, const char *name)
 }
 
 static int store_var(struct st *s, const char *block, const char *name,
-		     int type, const unsigned char *raw, size_t len)
+		     int type, const unsigned char *raw, size_t len, int net)
 {
 	struct var *v = find_var(s, block, name);
 	unsigned char *copy;
@@ -551,24 +571,28 @@ static int store_var(struct st *s, const char *block, const char *name,
 	v->raw = copy;
 	v->len = len;
 	v->type = type;
+	v->net = net;
 	return 0;
 }
 
 /* Fetch a setting as raw bytes + its own type. Returns 0, -ENOENT. */
 static int fetch_raw(struct st *s, const char *block, const char *name,
-		     unsigned char *raw, size_t size, size_t *len, int *type)
+		     unsigned char *raw, size_t size, size_t *len, int *type,
+		     int *net)
 {
 	struct var *v = find_var(s, block, name);
 	char buf[LB_IPXE_MAX_VALUE];
 	const char *fixed = NULL;
 	int t;
 
+	*net = 0;
 	if (v) {
 		if (v->len > size)
 			return -E2BIG;
 		memcpy(raw, v->raw, v->len);
 		*len = v->len;
 		*type = v->type;
+		*net = v->net;
 		return 0;
 	}
 	buf[0] = 0;
@@ -592,6 +616,10 @@ static int fetch_raw(struct st *s, const char *block, const char *name,
 	}
 	if (t < 0)
 		return t;
+	/* the host's value: the network's unless it says it is the
+	 * machine's own */
+	*net = !(t & LB_IPXE_LOCAL);
+	t &= ~LB_IPXE_LOCAL;
 	if (t >= LB_IPXE_NTYPES)
 		return -EINVAL;
 	buf[sizeof(buf) - 1] = 0;
@@ -604,20 +632,22 @@ static int fetch_raw(struct st *s, const char *block, const char *name,
 }
 
 /* Append the formatted value of "${spec}" to b; unknown = nothing. */
-static void expand_one(struct st *s, const char *spec, struct sbuf *b)
+static void expand_one(struct st *s, const char *spec, struct sbuf *b, int *net)
 {
 	unsigned char raw[LB_IPXE_MAX_VALUE + 16];
 	char *copy = xstrdup(spec), *block, *name;
 	size_t len;
-	int want, have;
+	int want, have, vnet = 0;
 
 	if (!copy) {
 		b->err = -ENOMEM;
 		return;
 	}
 	if (split_name(copy, &block, &name, &want) == 0 &&
-	    fetch_raw(s, block, name, raw, sizeof(raw), &len, &have) == 0) {
+	    fetch_raw(s, block, name, raw, sizeof(raw), &len, &have, &vnet) == 0) {
 		struct sbuf tmp = { .max = LB_IPXE_MAX_VALUE };
+
+		*net |= vnet;
 		if (format_value(want >= 0 ? want : have, raw, len, &tmp) == 0 &&
 		    !tmp.err && tmp.s)
 			sb_add(b, tmp.s, tmp.n);
@@ -629,8 +659,10 @@ static void expand_one(struct st *s, const char *spec, struct sbuf *b)
 }
 
 /* iPXE's expand_settings: repeatedly replace the innermost "${...}" (the
- * last "${" before the first "}") until none is left. Capped. */
-static char *expand(struct st *s, const char *in, int *rc)
+ * last "${" before the first "}") until none is left. Capped. *net is set
+ * when a network setting's bytes went in (a reference that expands to
+ * nothing adds none). */
+static char *expand(struct st *s, const char *in, int *rc, int *net)
 {
 	char *cur = xstrdup(in);
 	int n = 0;
@@ -660,7 +692,7 @@ static char *expand(struct st *s, const char *in, int *rc)
 		*start = 0;
 		*end = 0;
 		sb_str(&b, cur);
-		expand_one(s, start + 2, &b);
+		expand_one(s, start + 2, &b, net);
 		sb_str(&b, end + 1);
 		free(cur);
 		if (!(cur = sb_take(&b, rc)))
@@ -1006,7 +1038,7 @@ static char *url_basename(const char *url)
 
 /* Download a new image and register it. */
 static int download(struct st *s, const char *what, const char *uri,
-		    unsigned long timeout, struct image **out_im)
+		    int uri_net, unsigned long timeout, struct image **out_im)
 {
 	struct image *im;
 	char *url;
@@ -1022,6 +1054,9 @@ static int download(struct st *s, const char *what, const char *uri,
 		return -ENOMEM;
 	}
 	im->url = url;
+	/* a network setting in the reference, or a relative one resolved
+	 * against a base that had one */
+	im->url_net = uri_net || (s->cwuri_net && !strstr(uri, "://"));
 	im->timeout_ms = timeout;
 	if (!(im->name = url_basename(url))) {
 		char n[16];
@@ -1170,6 +1205,8 @@ static int set_result_image(struct st *s, enum lb_ipxe_action act,
 	size_t n = 0;
 
 	r->action = act;
+	r->net = (k->url_net ? LB_IPXE_NET_URL : 0) |
+		 (k->cmdline_net ? LB_IPXE_NET_CMDLINE : 0);
 	if (!(r->kernel = xstrdup(k->url)) || !(r->name = xstrdup(k->name)))
 		return -ENOMEM;
 	if (k->cmdline && !(r->cmdline = xstrdup(k->cmdline)))
@@ -1184,6 +1221,10 @@ static int set_result_image(struct st *s, enum lb_ipxe_action act,
 			continue;
 		r->n_initrd = ++n;
 		d->mode = 0644;
+		if (im->url_net)
+			r->net |= LB_IPXE_NET_URL;
+		if (im->cmdline_net && im->cmdline && *im->cmdline)
+			r->net |= LB_IPXE_NET_CPIO;
 		if (!(d->url = xstrdup(im->url)) || !(d->name = xstrdup(im->name)))
 			return -ENOMEM;
 		if (im->cmdline && *im->cmdline) {
@@ -1245,6 +1286,7 @@ static int exec_image(struct st *s, struct image *im, int replace,
 		struct script *save_cur = s->cur;
 		size_t save_pc = s->pc, save_line = s->lineno;
 		const char *save_cwuri = s->cwuri;
+		int save_cwuri_net = s->cwuri_net;
 		char *url_copy = xstrdup(im->url);
 		if (!url_copy) {
 			free_script(&sc);
@@ -1253,10 +1295,12 @@ static int exec_image(struct st *s, struct image *im, int replace,
 		int autofree = im->autofree;
 		im->running = 1;
 		s->cwuri = url_copy;
+		s->cwuri_net = im->url_net;
 		s->depth++;
 		rc = run_script(s, &sc);
 		s->depth--;
 		s->cwuri = save_cwuri;
+		s->cwuri_net = save_cwuri_net;
 		s->cur = save_cur;
 		s->pc = save_pc;
 		s->lineno = save_line;
@@ -1305,7 +1349,7 @@ static int cmd_image(struct st *s, int argc, char **argv, int kind)
 		if (!im) {
 			const char *verb = kind == 0 ? "fetch" :
 					   kind == 1 ? "select" : "boot";
-			if ((rc = download(s, verb, argv[i], tmo, &im)) < 0) {
+			if ((rc = download(s, verb, argv[i], s->argnet[i], tmo, &im)) < 0) {
 				free(cmdline);
 				return rc;
 			}
@@ -1326,6 +1370,7 @@ static int cmd_image(struct st *s, int argc, char **argv, int kind)
 	if (kind == 3) {
 		free(im->cmdline);
 		im->cmdline = NULL;
+		im->cmdline_net = 0;
 	}
 	if (name) {
 		char *n = xstrdup(name);
@@ -1339,6 +1384,7 @@ static int cmd_image(struct st *s, int argc, char **argv, int kind)
 	if (cmdline) {
 		free(im->cmdline);
 		im->cmdline = cmdline;
+		im->cmdline_net = args_net(s, i + 1, argc);
 	}
 	if (tmo)
 		im->timeout_ms = tmo;
@@ -1411,7 +1457,9 @@ static int cmd_set(struct st *s, int argc, char **argv, int clear)
 			goto out;
 		}
 	}
-	rc = store_var(s, block, name, type, raw, len);
+	/* the value's provenance, and the name's: a network setting that
+	 * picks which setting gets a value taints it too */
+	rc = store_var(s, block, name, type, raw, len, args_net(s, 1, argc));
 	if (rc == -E2BIG)
 		rc = fail(s, rc, "Could not store \"%.100s\": too many settings",
 			  name);
@@ -1427,7 +1475,7 @@ static int cmd_inc(struct st *s, int argc, char **argv)
 	unsigned long inc = 1, v = 0;
 	char *full, *block, *name;
 	size_t len;
-	int type, want, rc;
+	int type, want, rc, net = 0;
 
 	if (argc < 2 || argc > 3)
 		return fail(s, -EINVAL, "Usage: inc <setting> [<increment>]");
@@ -1439,7 +1487,7 @@ static int cmd_inc(struct st *s, int argc, char **argv)
 		rc = fail(s, -EINVAL, "inc: invalid setting \"%.100s\"", argv[1]);
 		goto out;
 	}
-	rc = fetch_raw(s, block, name, raw, sizeof(raw), &len, &type);
+	rc = fetch_raw(s, block, name, raw, sizeof(raw), &len, &type, &net);
 	if (rc < 0) {
 		/* iPXE: a missing setting counts as 0 of type int32 */
 		v = 0;
@@ -1469,7 +1517,7 @@ static int cmd_inc(struct st *s, int argc, char **argv)
 	unsigned w = int_width(type);
 	for (unsigned i = 0; i < w; i++)
 		raw[i] = (unsigned char)(v >> (8 * (w - 1 - i)));
-	rc = store_var(s, block, name, type, raw, w);
+	rc = store_var(s, block, name, type, raw, w, net || args_net(s, 1, argc));
 out:
 	free(full);
 	return rc;
@@ -1576,6 +1624,7 @@ static int cmd_item(struct st *s, int argc, char **argv)
 	it->text = text;
 	it->key = parse_key(key);
 	it->is_default = def != NULL;
+	it->net = args_net(s, 1, argc);
 	m->n++;
 	return 0;
 }
@@ -1631,6 +1680,13 @@ static int cmd_choose(struct st *s, int argc, char **argv)
 	}
 	{
 		char *setv[3] = { "set", argv[i], m->items[chosen].label };
+		int name_net = s->argnet[i];
+
+		/* cmd_set reads the provenance of its arguments: the name's,
+		 * and the chosen item's label's */
+		s->argnet[0] = 0;
+		s->argnet[1] = (unsigned char)name_net;
+		s->argnet[2] = (unsigned char)m->items[chosen].net;
 		rc = cmd_set(s, 3, setv, 0);
 	}
 out:
@@ -1806,7 +1862,11 @@ static int c_show(struct st *s, int c, char **v)
 		return fail(s, -EINVAL, "Usage: show <setting>");
 	if (asprintf(&spec, "${%s}", v[1]) < 0)
 		return -ENOMEM;
-	val = expand(s, spec, &rc);
+	{
+		int net = 0;
+
+		val = expand(s, spec, &rc, &net);
+	}
 	free(spec);
 	if (!val)
 		return rc;
@@ -1887,14 +1947,18 @@ static int exec_cmd(struct st *s, int argc, char **tokens)
 
 	if (!argc)
 		return 0;
+	memset(s->argnet, 0, sizeof(s->argnet));
 	for (n = 0; n < argc; n++) {
-		if (!(argv[n] = expand(s, tokens[n], &rc))) {
+		int net = 0;
+
+		if (!(argv[n] = expand(s, tokens[n], &rc, &net))) {
 			if (rc == -ELOOP || rc == -E2BIG)
 				fail(s, rc, "%s: expansion of \"%.100s\" %s",
 				     n ? argv[0] : tokens[0], tokens[n],
 				     rc == -ELOOP ? "does not end" : "too long");
 			goto out;
 		}
+		s->argnet[n] = (unsigned char)net;
 	}
 	argv[argc] = NULL;
 	for (int k = 0; k < argc; k++)

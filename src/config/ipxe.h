@@ -73,6 +73,7 @@ struct lb_ipxe_item {
 	char *text;     /* never NULL */
 	int key;        /* shortcut key, 0 = none */
 	int is_default;
+	int net;        /* label or text holds bytes of a network setting */
 };
 
 struct lb_ipxe_menu {
@@ -91,7 +92,11 @@ struct lb_ipxe_host {
 	 * "net0.dhcp"). Write the value as iPXE formats the setting's type
 	 * (MAC "52:54:00:12:34:56", IPv4 dotted quad, UUID with dashes,
 	 * strings as is) NUL-terminated into buf and return its
-	 * enum lb_ipxe_type; -ENOENT when not set. NULL: nothing is set.
+	 * enum lb_ipxe_type, or'd with LB_IPXE_LOCAL when the value is the
+	 * machine's own (its MAC, SMBIOS), not something the network sent;
+	 * -ENOENT when not set. NULL: nothing is set. Every value without
+	 * LB_IPXE_LOCAL is the network's: bytes expanded from it are tracked
+	 * (lb_ipxe_result.net), a script's signature does not cover them.
 	 */
 	int (*setting)(void *ctx, const char *block, const char *name,
 		       char *buf, size_t size);
@@ -129,6 +134,9 @@ struct lb_ipxe_host {
 	const char *buildarch; /* ${buildarch}: NULL = "x86_64" */
 };
 
+/* or'd into a setting callback's type: the machine's own value */
+#define LB_IPXE_LOCAL 0x100
+
 enum lb_ipxe_action {
 	LB_IPXE_EXIT = 0,   /* the script ended or ran "exit" without booting */
 	LB_IPXE_BOOT,       /* boot kernel + initrds + cmdline */
@@ -149,6 +157,10 @@ struct lb_ipxe_initrd {
 			     of it; lboot refuses: lb_ipxe_cpio_check) */
 };
 
+#define LB_IPXE_NET_CMDLINE 1 /* the kernel's arguments */
+#define LB_IPXE_NET_URL     2 /* the kernel's or an initrd's URL */
+#define LB_IPXE_NET_CPIO    4 /* an initrd's cpio path/mode arguments */
+
 struct lb_ipxe_result {
 	enum lb_ipxe_action action;
 	char *kernel;     /* URL of the kernel (BOOT) or of the image (CHAIN) */
@@ -159,6 +171,14 @@ struct lb_ipxe_result {
 	unsigned long timeout_ms; /* --timeout of the image command */
 	int exit_code;    /* "exit N" */
 	char *error;      /* on failure: "URL:LINE: what failed" */
+	int net;          /* LB_IPXE_NET_* bits: which parts of the result hold
+			   * bytes expanded from a network setting (directly,
+			   * through settings the script set from one, or a
+			   * relative URL against a base that held one). Only
+			   * the literal bytes of a signed script are covered by
+			   * its signature; control flow (iseq, goto) that a
+			   * setting steers is not tracked: it chooses among the
+			   * script's own literal lines. */
 	size_t steps;     /* commands run */
 };
 

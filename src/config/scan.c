@@ -299,8 +299,8 @@ static void reads_apply(struct lb_entries *g)
 		struct lb_entry *e = &g->v[i];
 		const struct read_rec *first = NULL, *bad = NULL;
 
-		e->cfg_checked = 1;
-		e->cfg_rc = 0;
+		int rc = 0;
+
 		for (size_t j = 0; j < rd.n; j++) {
 			if (not_a_dep(&rd.v[j], e))
 				continue;
@@ -310,15 +310,15 @@ static void reads_apply(struct lb_entries *g)
 				bad = &rd.v[j];
 		}
 		if (rd.overflow) {
-			e->cfg_rc = -E2BIG;
+			rc = -E2BIG;
 			bad = NULL;
 		} else if (bad) {
-			e->cfg_rc = bad->rc;
+			rc = bad->rc;
 		}
-		if (bad || first) {
-			free(e->cfg_file);
-			e->cfg_file = strdup((bad ? bad : first)->path);
-		}
+		/* no file read for it: marked, but names none (verify.c then
+		 * covers no command line by it) */
+		lb_entry_mark_checked(e, rc, bad || first ? (bad ? bad : first)->path :
+				      e->cfg_file);
 	}
 	reads_clear();
 }

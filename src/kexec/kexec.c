@@ -540,6 +540,9 @@ int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
 	st->fs = e->fs ? lb_fsset_by_ident(set, e->fs) : NULL;
 	if (!st->fs && !e->fs && set->n == 1)
 		st->fs = &set->v[0];
+	if (!st->fs && e->fs && lb_fsset_count_ident(set, e->fs) > 1)
+		return fail(why, whysz, e->fs, -ENODEV,
+			    "names more than one filesystem (as UUID, label or device): ambiguous, refused");
 	if (!st->fs && !lb_is_url(e->kernel))
 		return fail(why, whysz, e->fs ? e->fs : "(no filesystem)", -ENODEV,
 			    "filesystem not found (ENODEV)");

@@ -74,12 +74,8 @@ static void mark(const struct lb_netboot_opts *o, struct lb_entries *l, size_t f
 {
 	if (!o->v || o->v->pol->mode == LB_VERIFY_OFF)
 		return;
-	for (size_t i = from; i < l->n; i++) {
-		l->v[i].cfg_checked = 1;
-		l->v[i].cfg_rc = rc;
-		free(l->v[i].cfg_file);
-		l->v[i].cfg_file = strdup(rc ? bad : first);
-	}
+	for (size_t i = from; i < l->n; i++)
+		lb_entry_mark_checked(&l->v[i], rc, rc ? bad : first);
 }
 
 /* --- pxelinux --------------------------------------------------------- */
@@ -311,7 +307,7 @@ static int ipxe_setting(void *ctx, const char *block, const char *name,
 	if (!strcmp(name, "mac")) {
 		snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x", l->mac[0], l->mac[1],
 			 l->mac[2], l->mac[3], l->mac[4], l->mac[5]);
-		return LB_IPXE_HEX;
+		return LB_IPXE_HEX | LB_IPXE_LOCAL; /* the NIC's own */
 	}
 	if (!strcmp(name, "ip") || !strcmp(name, "netmask") || !strcmp(name, "gateway") ||
 	    !strcmp(name, "next-server") || !strcmp(name, "dns")) {
@@ -347,6 +343,28 @@ static void ipxe_output(void *ctx, const char *text)
 	      *text && text[strlen(text) - 1] == '\n' ? "" : "\n");
 }
 
+/* An iPXE entry whose command line or URLs hold bytes of a setting the
+ * network sent (lb_ipxe_result.net): not covered by the script's
+ * signature, whatever the mode (verify.c refuses it under enforce). 0 or
+ * -ENOMEM. */
+static int mark_net(struct lb_entry *e, const char *url, int net)
+{
+	int cmd = net & LB_IPXE_NET_CMDLINE, urls = net & (LB_IPXE_NET_URL | LB_IPXE_NET_CPIO);
+
+	if (!net)
+		return 0;
+	free(e->uncovered);
+	e->uncovered = NULL;
+	if (asprintf(&e->uncovered, "iPXE script %s: %s hold%s bytes of a network setting "
+		     "(${next-server}, ${filename}, ${hostname}...), which no signature covers",
+		     url, cmd && urls ? "the command line and image URLs" :
+		     cmd ? "the command line" : "the image URLs", cmd && !urls ? "s" : "") < 0) {
+		e->uncovered = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Run the script at url (buf) and the chains it ends in; an entry on boot. */
 static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lease *l,
 			const char *first_url, char *buf, size_t len,
@@ -356,7 +374,7 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 	struct lb_ipxe_host h = { .ctx = &ic, .setting = ipxe_setting, .output = ipxe_output,
 				  .fetch = ipxe_fetch };
 	char url[LB_URL_MAX];
-	int r = 0;
+	int r = 0, chain_net = 0;
 
 	snprintf(url, sizeof(url), "%s", first_url);
 	for (int depth = 0;; depth++) {
@@ -404,6 +422,10 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 			if (!r) {
 				lb_entries_set_default(out, out->n - 1);
 				mark(o, out, out->n - 1, ic.rc, ic.bad, url);
+				/* no entry rather than one missing its mark */
+				if ((r = mark_net(&out->v[out->n - 1], url,
+						  res.net | (chain_net ? LB_IPXE_NET_URL : 0))))
+					lb_entries_remove(out, out->n - 1);
 			}
 			lb_ipxe_result_free(&res);
 			break;
@@ -418,6 +440,8 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 			break;
 		}
 		/* chain: a script to run, or a kernel to boot */
+		if (res.net & LB_IPXE_NET_URL)
+			chain_net = 1;
 		snprintf(url, sizeof(url), "%s", res.kernel);
 		lb_ipxe_result_free(&res);
 		r = lb_kexec_fetch_small(url, SCRIPT_MAX, &buf, &len, NULL, 0);
@@ -431,7 +455,8 @@ static int netboot_ipxe(const struct lb_netboot_opts *o, const struct lb_net_lea
 			}
 			lb_entries_set_default(out, out->n - 1);
 			mark(o, out, out->n - 1, ic.rc, ic.bad, url);
-			r = 0;
+			if ((r = mark_net(e, url, chain_net ? LB_IPXE_NET_URL : 0)))
+				lb_entries_remove(out, out->n - 1);
 			break;
 		}
 		if (r) {

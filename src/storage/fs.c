@@ -684,35 +684,68 @@ const struct lb_fs *lb_fsset_by_label(const struct lb_fsset *s, const char *l)
 	return by(s, offsetof(struct lb_fs, label), l, 0);
 }
 
-const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id)
+/* Does id name fs, by any of the names an entry may use for it: UUID
+ * (case-insensitive, as GRUB's search compares it), label, display name or
+ * directory? */
+static int names_fs(const struct lb_fs *fs, const char *id)
 {
-	const struct lb_fs *f;
-
-	if ((f = lb_fsset_by_uuid(s, id)) || (f = lb_fsset_by_label(s, id)) ||
-	    (f = by(s, offsetof(struct lb_fs, name), id, 0)) ||
-	    (f = by(s, offsetof(struct lb_fs, dir), id, 0)))
-		return f;
-	return NULL;
+	return id && *id &&
+	       ((fs->uuid && !strcasecmp(fs->uuid, id)) ||
+		(fs->label && !strcmp(fs->label, id)) ||
+		(fs->name && !strcmp(fs->name, id)) ||
+		(fs->dir && !strcmp(fs->dir, id)));
 }
 
-static int same_str(const char *a, const char *b)
+size_t lb_fsset_count_ident(const struct lb_fsset *s, const char *id)
 {
-	return a && b && *a && !strcmp(a, b);
+	size_t n = 0;
+
+	for (size_t i = 0; s && i < s->n; i++)
+		n += names_fs(&s->v[i], id);
+	return n;
+}
+
+/* Exactly one filesystem, or none: a string that names two (a label equal
+ * to another's UUID, a UUID on a clone, a label equal to a device name)
+ * resolves to nothing, whatever kind of name it is on each; trying UUIDs
+ * before labels would let a disk's label take another disk's place. */
+const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id)
+{
+	const struct lb_fs *f = NULL;
+
+	for (size_t i = 0; s && i < s->n; i++)
+		if (names_fs(&s->v[i], id)) {
+			if (f)
+				return NULL;
+			f = &s->v[i];
+		}
+	return f;
+}
+
+/* The name an fs's entries use when it is not ambiguous */
+static const char *own_ident(const struct lb_fs *fs)
+{
+	if (fs->uuid && *fs->uuid)
+		return fs->uuid;
+	if (fs->label && *fs->label)
+		return fs->label;
+	return NULL;
 }
 
 size_t lb_fsset_mark_ambiguous(struct lb_fsset *s)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->n; i++)
-		for (size_t j = 0; j < s->n; j++)
-			if (i != j && (same_str(s->v[i].uuid, s->v[j].uuid) ||
-				       (!(s->v[i].uuid && *s->v[i].uuid) &&
-					same_str(s->v[i].label, s->v[j].label)))) {
+	for (size_t i = 0; i < s->n; i++) {
+		const char *id = own_ident(&s->v[i]);
+
+		for (size_t j = 0; id && j < s->n; j++)
+			if (i != j && names_fs(&s->v[j], id)) {
 				n += !s->v[i].ambiguous;
 				s->v[i].ambiguous = 1;
 				break;
 			}
+	}
 	return n;
 }
 

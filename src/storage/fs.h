@@ -41,9 +41,10 @@ struct lb_fsset {
 /* The identity used in entries' `fs` field: uuid, else label, else name;
  * the name (the device) when the fs is ambiguous. */
 const char *lb_fs_ident(const struct lb_fs *fs);
-/* Mark the filesystems whose UUID or label another one of the set has
- * (cloned disks), so that their entries name their own device. Returns
- * how many were marked. */
+/* Mark the filesystems whose identity (UUID, else label) also names
+ * another one of the set, as its UUID, label, device name or directory
+ * (cloned disks, a label equal to another disk's UUID), so that their
+ * entries name their own device. Returns how many were marked. */
 size_t lb_fsset_mark_ambiguous(struct lb_fsset *s);
 
 /* Open a regular file path (absolute inside the fs, or relative to its
@@ -90,11 +91,16 @@ int lb_fs_memo(int on);
  * never leave the root. */
 extern int lb_fs_no_openat2;
 
-/* Find a filesystem of the set by uuid (case-insensitive), label, or
- * (by_ident) any of those, display name or directory; NULL if none. */
+/* Find a filesystem of the set by uuid (case-insensitive), label (the
+ * first one: GRUB's `search` semantics), or (by_ident) by any of those,
+ * display name or directory: by_ident returns NULL when the string names
+ * no filesystem OR more than one (by any mix of UUID, label, name and
+ * directory: an ambiguous identity is never resolved; count_ident says how
+ * many it names, for the refusal message). */
 const struct lb_fs *lb_fsset_by_uuid(const struct lb_fsset *s, const char *u);
 const struct lb_fs *lb_fsset_by_label(const struct lb_fsset *s, const char *l);
 const struct lb_fs *lb_fsset_by_ident(const struct lb_fsset *s, const char *id);
+size_t lb_fsset_count_ident(const struct lb_fsset *s, const char *id);
 
 /* Parse "DIR[@key=val,key=val]" (keys: uuid, label, name, grub, type,
  * partuuid, subvol) into fs. A comma splits only before a known key, so

@@ -8,14 +8,14 @@
  *   /etc/lboot/trust-x509/NAME.der CAs for PE (Authenticode) signatures
  *
  * policy lines: `verify off|warn|enforce`, `allow-edit yes|no`,
- * `allow-shell yes|no`, `manifest-floor N`, `manifest-floor-nv 0x01xxxxxx`
+ * `allow-shell yes|no`, `require-manifest yes|no` (disk entries boot only
+ * through a signed manifest: no per-file fallback), `manifest-floor N`, `manifest-floor-nv 0x01xxxxxx`
  * (the floor is also that TPM NV counter's value, read at boot: see
  * lb_policy_floor_nv), `time-floor YYYY-MM-DDTHH:MM:SSZ`, `tpm require|auto`,
  * `revoke-pe SHA256HEX` (a PE image's Authenticode digest) and
  * `revoke-x509 SHA256HEX` (a certificate's DER), each as often as needed,
  * `sbat COMPONENT GENERATION` (a PE image whose .sbat names COMPONENT with
- * a lower generation is refused: sbat.h; once per component),
- * `require-manifest yes|no` (no per-file route for entries on a disk);
+ * a lower generation is refused: sbat.h; once per component);
  * `#` comments. Unknown keys or values make the whole file invalid, and an
  * invalid policy is enforced with no keys (fail closed): nothing boots and
  * the reason is printed.

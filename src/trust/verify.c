@@ -387,17 +387,22 @@ static int check_cmdline(const struct lb_verifier *v, const struct lb_entry *e,
 		return v->pol->allow_edit ? 0 :
 			refuse(why, whysz, "command line",
 			       "edited at the menu, and the policy does not allow edits");
-	if (st->is_uki && (st->cmdline_from_uki || !e->cmdline || !*e->cmdline))
-		return 0; /* the UKI's own, covered by its signature */
+	if (st->is_uki && st->cmdline_from_uki)
+		return 0; /* the staged UKI's own .cmdline, covered by its signature */
 	if (e->cfg_checked && e->cfg_rc) /* a config file that failed its check */
 		return refuse(why, whysz, e->cfg_file ? e->cfg_file : "config file",
 			      lb_sig_reason(e->cfg_rc));
 	if (!st->cmdline || !*st->cmdline)
 		return 0; /* the staged command line is empty: nothing to cover */
+	/* a command line from a config: only the bytes the config check
+	 * sealed (entry.h cfg_cmdline), never a bare mark */
 	if (!e->cfg_checked || !e->cfg_file)
 		return refuse(why, whysz, "command line",
 			      "no signature covers it (not from a signed config file, "
 			      "a manifest or the UKI; e.g. DHCPv6 boot-file parameters)");
+	if (!e->cfg_cmdline || strcmp(e->cfg_cmdline, st->cmdline))
+		return refuse(why, whysz, "command line",
+			      "not the one the checked config gave (not covered by any signature)");
 	return 0;
 }
 
@@ -437,6 +442,13 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		r = -EKEYREJECTED;
 		goto verdict;
 	}
+	if (e->uncovered) {
+		/* a producer said part of the entry is not covered (iPXE
+		 * settings from the network): nothing else can cover it */
+		snprintf(why, whysz, "%s", e->uncovered);
+		r = -EKEYREJECTED;
+		goto verdict;
+	}
 	r = find_manifest(st, e, mpath, sizeof(mpath), &mbuf, &mlen);
 	if (r < 0) {
 		r = refuse(why, whysz, mpath, strerror(-r));
@@ -455,10 +467,12 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		   !(r = check_parts(v, st, why, whysz)) &&
 		   !(r = check_cmdline(v, e, st, why, whysz)) &&
 		   !(r = check_wrap(e, why, whysz))) {
+		int own = st->is_uki && st->cmdline_from_uki && !st->cmdline_edited;
+
 		snprintf(how, sizeof(how), "signatures (kernel: %s%s%s)", khow,
-			 st->is_uki && !st->cmdline_edited ? "" : "; command line: ",
+			 own ? "" : "; command line: ",
 			 st->cmdline_edited ? "edited, allowed by the policy" :
-			 st->is_uki ? "" : e->cfg_file);
+			 own ? "" : !st->cmdline || !*st->cmdline ? "empty" : e->cfg_file);
 	}
 verdict:
 	if (!r) {

@@ -4,8 +4,11 @@
 # nginx. lboot (PID 1) brings the link up, runs DHCP, fetches the iPXE
 # script, runs it, and boots the kernel + initrd it names over HTTP,
 # fetched straight into sealed memory. Then, with a verifying initramfs:
-# the same signed script and files boot (minisign signatures beside the
-# URLs), and a tampered initrd on the server is refused.
+# a signed script whose URLs come from ${next-server} (DHCP's, not
+# covered by its signature) is refused; the same script with the server's
+# address written in it, signed, boots with its signed files (minisign
+# signatures beside the URLs), and a tampered initrd on the server is
+# refused.
 # Also pxelinux over QEMU's TFTP server: the probe order finds
 # pxelinux.cfg/default and boots its default label.
 . "$(dirname "$0")/lib.sh"
@@ -77,6 +80,18 @@ done
 chmod -R a+rX "$W"
 "$OUT/lboot" mkinitramfs -o "$T/fw.cpio.xz" --init "$OUT/lboot-target" --trust "$K/k.pub" 2>/dev/null ||
 	{ not_ok "mkinitramfs --trust"; exit 1; }
+# issue 23, finding 5: the signed script builds its URLs from
+# ${next-server}, which DHCP sent and no signature covers: refused
+E2E_INITRD=$T/fw.cpio.xz qemu_start -nic "$NIC"
+expect "lboot: refused: 'vmlinuz' \\(network\\): iPXE script http://10.0.2.2:$PORT/boot.ipxe: the image URLs hold bytes of a network setting" 240 &&
+	ok "signed: URLs built from \${next-server} (DHCP's) are not covered by the script's signature" ||
+	not_ok "signed: URLs built from \${next-server} (DHCP's) are not covered by the script's signature"
+expect_not 'lboot-target: TARGET-OS-UP' && ok "signed: \${next-server}: nothing booted" ||
+	not_ok "signed: \${next-server}: nothing booted"
+qemu_stop
+# the same script with the server's address written in it, signed again
+sed -i "s|http://\${next-server}:|http://10.0.2.2:|" "$W/boot.ipxe"
+minisign -S -s "$K/k.key" -m "$W/boot.ipxe" >/dev/null || { not_ok "sign boot.ipxe"; exit 1; }
 E2E_INITRD=$T/fw.cpio.xz qemu_start -nic "$NIC"
 expect "lboot: verified 'vmlinuz': kernel, 1 initrd and command line by signatures \\(kernel: key [0-9A-F]{16}; command line: http://10.0.2.2:$PORT/boot.ipxe\\)" 240 &&
 	ok "signed: script, kernel and initrd verified beside their URLs" ||

@@ -52,6 +52,8 @@ ck keys-default-to-enforce "grep -qx 'verify enforce' pol"
 "$L" mkinitramfs -o k.cpio --compress none --trust a.pub --verify warn file 2>err
 cpio -i --quiet --to-stdout etc/lboot/policy <k.cpio >pol 2>/dev/null
 ck warn "grep -qx 'verify warn' pol"
+# issue 23, finding 6: no require-manifest line without --require-manifest
+ck no-require-manifest "! grep -q 'require-manifest' pol"
 # revocation (issue 23): an image digest and a certificate's SHA-256 as policy lines
 h=$(printf '%064d' 0 | tr 0 a)
 "$L" mkinitramfs -o r.cpio --compress none --trust-x509 ca.pem --revoke-pe "$(echo $h | tr a A)" \

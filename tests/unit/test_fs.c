@@ -479,6 +479,53 @@ int main(void)
 		CHECK_INT(st.st_size, 9);
 		CHECK_INT(lb_fs_memo(0), 0);
 	}
+	TEST("fs identity: a UUID, label or name that names two filesystems resolves to none (issue 23, 3)") {
+		/* an ISO labelled like the FAT's serial, a FAT, and a disk
+		 * whose label is another's device name */
+		struct lb_fs v[4] = {
+			{ .dir = "/run/a", .name = "/dev/sr0", .uuid = "2024-01-01-00-00-00-00",
+			  .label = "ABCD-1234", .fstype = "iso9660" },
+			{ .dir = "/run/b", .name = "/dev/vda1", .uuid = "ABCD-1234", .fstype = "vfat" },
+			{ .dir = "/run/c", .name = "/dev/vdb1", .uuid = "u-3", .label = "/dev/vda1" },
+			{ .dir = "/run/d", .name = "/dev/vdc1", .label = "data" },
+		};
+		struct lb_fsset set = { v, 4 };
+		struct lb_entry e = { .fs = "ABCD-1234", .kernel = "/vmlinuz", .title = "t" };
+		struct lb_kexec_req rq = { .set = &set, .entry = &e, .dry_run = 1 };
+		char why[300];
+
+		/* a UUID equal to another's label: neither wins */
+		CHECK(lb_fsset_by_ident(&set, "ABCD-1234") == NULL);
+		/* UUIDs compare without case, labels exactly */
+		CHECK(lb_fsset_by_ident(&set, "abcd-1234") == &v[1]);
+		CHECK_INT((int)lb_fsset_count_ident(&set, "ABCD-1234"), 2);
+		/* a label equal to a device name: neither wins */
+		CHECK(lb_fsset_by_ident(&set, "/dev/vda1") == NULL);
+		/* what names one still resolves; GRUB's search keeps its order */
+		CHECK(lb_fsset_by_ident(&set, "2024-01-01-00-00-00-00") == &v[0]);
+		CHECK(lb_fsset_by_ident(&set, "/dev/sr0") == &v[0]);
+		CHECK(lb_fsset_by_ident(&set, "data") == &v[3]);
+		CHECK(lb_fsset_by_ident(&set, "u-3") == &v[2]);
+		CHECK(lb_fsset_by_uuid(&set, "ABCD-1234") == &v[1]);
+		/* the FAT's identity is confusable: its entries name its device */
+		CHECK_INT((int)lb_fsset_mark_ambiguous(&set), 1);
+		CHECK_INT(v[1].ambiguous, 1);
+		CHECK_INT(v[0].ambiguous + v[2].ambiguous + v[3].ambiguous, 0);
+		CHECK_STR(lb_fs_ident(&v[1]), "/dev/vda1");
+		/* ... and an entry that names the confusable string is refused,
+		 * with one line that says why */
+		CHECK_INT(lb_kexec_load(&rq, why, sizeof(why)), -ENODEV);
+		CHECK_STR(why, "ABCD-1234: names more than one filesystem (as UUID, label or device): ambiguous, refused");
+		/* a label alone equal to another's label (no UUIDs): both marked */
+		struct lb_fs w[2] = {
+			{ .dir = "/run/e", .name = "/dev/vdd1", .label = "ESP" },
+			{ .dir = "/run/f", .name = "/dev/vde1", .label = "ESP" },
+		};
+		struct lb_fsset set2 = { w, 2 };
+		CHECK_INT((int)lb_fsset_mark_ambiguous(&set2), 2);
+		CHECK(lb_fsset_by_ident(&set2, "ESP") == NULL);
+		CHECK(lb_fsset_by_ident(&set2, "/dev/vde1") == &w[1]);
+	}
 	TEST("entries default and remove") {
 		struct lb_entries l = LB_ENTRIES_INIT;
 		struct lb_entry *e = lb_entries_add(&l);

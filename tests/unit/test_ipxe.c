@@ -900,6 +900,112 @@ static void test_misc(void)
 	}
 }
 
+/* ---- provenance: which bytes came from the network (issue 23, 5) -------- */
+
+/* as lboot's netboot answers: the NIC's MAC and SMBIOS are the machine's
+ * own, everything else is what DHCP sent */
+static int h_setting_local(void *ctx, const char *block, const char *name,
+			   char *buf, size_t size)
+{
+	int t = h_setting(ctx, block, name, buf, size);
+
+	if (t >= 0 && (!strcmp(name, "mac") || !strcmp(name, "uuid") || !strcmp(name, "serial")))
+		t |= LB_IPXE_LOCAL;
+	return t;
+}
+
+static int run_net(const char *text, struct lb_ipxe_result *r)
+{
+	struct host h = { 0 };
+	struct lb_ipxe_host x = mkhost(&h);
+
+	x.setting = h_setting_local;
+	memset(r, 0, sizeof(*r));
+	return lb_ipxe_run(&x, "http://srv/boot/s.ipxe", text, strlen(text), r);
+}
+
+static void test_provenance(void)
+{
+	static const struct {
+		const char *name, *script, *cmdline;
+		int net;
+	} c[] = {
+		{ "literal", "#!ipxe\nkernel vmlinuz root=/dev/sda1 quiet\ninitrd initrd.img\nboot\n",
+		  "root=/dev/sda1 quiet", 0 },
+		{ "hostname-in-cmdline", "#!ipxe\nkernel vmlinuz root=/dev/sda1 hostname=${hostname}\nboot\n",
+		  "root=/dev/sda1 hostname=node7", LB_IPXE_NET_CMDLINE },
+		{ "unset-setting-adds-nothing", "#!ipxe\nkernel vmlinuz ${filename}\nboot\n",
+		  NULL, 0 }, /* unset: expands to nothing, adds no bytes */
+		{ "next-server-url", "#!ipxe\nkernel http://${next-server}/vmlinuz quiet\nboot\n",
+		  "quiet", LB_IPXE_NET_URL },
+		{ "through-a-variable", "#!ipxe\nset h ${hostname}\nset args console=ttyS0 name=${h}\n"
+		  "kernel vmlinuz ${args}\nboot\n", "console=ttyS0 name=node7", LB_IPXE_NET_CMDLINE },
+		{ "variable-name-chosen", "#!ipxe\nset ${hostname} init=/bin/sh\nkernel vmlinuz ${node7}\nboot\n",
+		  "init=/bin/sh", LB_IPXE_NET_CMDLINE },
+		{ "nested-reference", "#!ipxe\nset which hostname\nkernel vmlinuz x=${${which}}\nboot\n",
+		  "x=node7", LB_IPXE_NET_CMDLINE },
+		{ "mac-and-platform-are-own", "#!ipxe\nkernel vmlinuz-${platform} id=${mac:hexhyp} "
+		  "sn=${serial}\nboot\n", "id=52-54-00-12-34-56 sn=SN 0042", 0 },
+		{ "imgargs-replaces", "#!ipxe\nkernel vmlinuz h=${hostname}\nimgargs vmlinuz quiet\nboot\n",
+		  "quiet", 0 },
+		{ "imgargs-taints", "#!ipxe\nkernel vmlinuz quiet\nimgargs vmlinuz ip=${ip}\nboot\n",
+		  "ip=10.0.2.15", LB_IPXE_NET_CMDLINE },
+		{ "initrd-url", "#!ipxe\nkernel vmlinuz quiet\ninitrd http://${next-server}/i.img\nboot\n",
+		  "quiet", LB_IPXE_NET_URL },
+		{ "initrd-cpio-path", "#!ipxe\nkernel vmlinuz quiet\ninitrd i.img /etc/${hostname}.conf mode=0600\nboot\n",
+		  "quiet", LB_IPXE_NET_CPIO },
+		{ "inc-keeps", "#!ipxe\nset n:int32 ${ip:int32}\ninc n\nkernel vmlinuz n=${n}\nboot\n",
+		  NULL, LB_IPXE_NET_CMDLINE },
+		{ "menu-label", "#!ipxe\nmenu M\nitem ${hostname} from dhcp\nchoose pick\n"
+		  "kernel vmlinuz role=${pick}\nboot\n", "role=node7", LB_IPXE_NET_CMDLINE },
+		{ "menu-literal", "#!ipxe\nmenu ${hostname}\nitem lit a literal item\nchoose pick\n"
+		  "kernel vmlinuz role=${pick}\nboot\n", "role=lit", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char name[128];
+		struct lb_ipxe_result r;
+		int rc;
+
+		snprintf(name, sizeof(name), "provenance-%s", c[i].name);
+		TEST(name) {
+			rc = run_net(c[i].script, &r);
+			CHECK_INT(rc, 0);
+			CHECK_INT(r.action, LB_IPXE_BOOT);
+			if (c[i].cmdline)
+				CHECK_STR(r.cmdline ? r.cmdline : "", c[i].cmdline);
+			CHECK_INT(r.net, c[i].net);
+			lb_ipxe_result_free(&r);
+		}
+	}
+	TEST("provenance-relative-url-against-a-network-base") {
+		/* chain http://${next-server}/x.ipxe: the chained script's
+		 * relative kernel URL resolves against the network's server */
+		static const struct file f[] = {
+			{ "http://10.0.2.2/x.ipxe", NULL, "#!ipxe\nkernel vmlinuz quiet\nboot\n", 0 },
+			{ "http://srv/boot/y.ipxe", NULL, "#!ipxe\nkernel vmlinuz quiet\nboot\n", 0 },
+			{ NULL, NULL, NULL, 0 },
+		};
+		struct host h = { .files = f };
+		struct lb_ipxe_host x = mkhost(&h);
+		struct lb_ipxe_result r = { 0 };
+		const char *t1 = "#!ipxe\nchain http://${next-server}/x.ipxe\n";
+		const char *t2 = "#!ipxe\nchain y.ipxe\n";
+
+		x.setting = h_setting_local;
+		CHECK_INT(lb_ipxe_run(&x, "http://srv/boot/s.ipxe", t1, strlen(t1), &r), 0);
+		CHECK_STR(r.kernel ? r.kernel : "", "http://10.0.2.2/vmlinuz");
+		CHECK_INT(r.net, LB_IPXE_NET_URL);
+		lb_ipxe_result_free(&r);
+		memset(&r, 0, sizeof(r));
+		CHECK_INT(lb_ipxe_run(&x, "http://srv/boot/s.ipxe", t2, strlen(t2), &r), 0);
+		CHECK_STR(r.kernel ? r.kernel : "", "http://srv/boot/vmlinuz");
+		CHECK_INT(r.net, 0);
+		lb_ipxe_result_free(&r);
+		memset(&r, 0, sizeof(r));
+	}
+}
+
 int main(void)
 {
 	run_cases();
@@ -910,5 +1016,6 @@ int main(void)
 	test_cpio();
 	test_cpio_check();
 	test_misc();
+	test_provenance();
 	return t_done();
 }

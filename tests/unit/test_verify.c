@@ -65,6 +65,14 @@ static size_t slurp(const char *rel, uint8_t **out)
 	return (size_t)n;
 }
 
+static void unlink_rel(const char *rel)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s/%s", tmpd, rel);
+	unlink(p);
+}
+
 struct key {
 	uint8_t id[8], pk[32], sk[64];
 };
@@ -121,6 +129,17 @@ static void sign(const struct key *k, const char *rel)
 	putstr(sp, text);
 }
 
+/* rename a file under the test root */
+static void rename_in(const char *from, const char *to)
+{
+	char a[600], b[600];
+
+	snprintf(a, sizeof(a), "%s/%s", tmpd, from);
+	snprintf(b, sizeof(b), "%s/%s", tmpd, to);
+	if (rename(a, b))
+		printf("# cannot rename %s\n", a);
+}
+
 static void write_policy(const char *text)
 {
 	putstr("etc/lboot/policy", text);
@@ -132,6 +151,10 @@ static const char *wrap_path;
 
 /* Scan fs with the verifier's config check, then dry-run kexec entry `id`
  * with the verification: the result, and why. */
+/* When set, called on the scanned entry before it is staged: what a
+ * producer could do to an entry after the config check */
+static void (*after_scan)(struct lb_entry *e);
+
 static int try_id(struct lb_verifier *v, const char *id, const char *cmdline,
 		  char *why, size_t whysz, char **log)
 {
@@ -161,6 +184,8 @@ static int try_id(struct lb_verifier *v, const char *id, const char *cmdline,
 			lb_setstr(&l.v[i].initrd_cpio[0].path, wrap_path);
 			l.v[i].initrd_cpio[0].mode = 0600;
 		}
+		if (after_scan)
+			after_scan(&l.v[i]);
 		r = lb_kexec_load(&rq, why, whysz);
 	}
 	lb_entries_free(&l);
@@ -205,6 +230,78 @@ static int try_bare(struct lb_verifier *v, const char *cmdline, char *why, size_
 	lb_entries_free(&l);
 	fclose(lf);
 	return r;
+}
+
+/* Dry-run kexec of an entry built by hand, as a producer (netboot, a
+ * parser) hands it over, with the verification */
+static int try_entry(struct lb_verifier *v, struct lb_entry *e, char *why, size_t whysz,
+		     char **log)
+{
+	char root[400];
+	struct lb_fs fs = { .dir = root, .uuid = "1111-2222", .name = "/dev/vdt1" };
+	struct lb_fsset set = { .v = &fs, .n = 1 };
+	size_t loglen = 0;
+	FILE *lf = open_memstream(log, &loglen);
+	int r;
+
+	snprintf(root, sizeof(root), "%s/disk", tmpd);
+	v->log = lf;
+	struct lb_kexec_req rq = {
+		.set = &set, .entry = e, .dry_run = 1, .log = lf,
+		.digest_mask = lb_verify_mask(v->pol),
+		.check = lb_verify_stage, .check_arg = v,
+	};
+	why[0] = 0;
+	r = lb_kexec_load(&rq, why, whysz);
+	fclose(lf);
+	return r;
+}
+
+static void add_init_sh(struct lb_entry *e)
+{
+	lb_setstr(&e->cmdline, "root=/dev/x ro init=/bin/sh");
+}
+
+/* tests/files/uki/bz.efi (a UKI with a .cmdline and a bzImage .linux),
+ * and the same with that section renamed (a UKI without one) */
+static uint8_t *uki, *uki_nocmd;
+static size_t uki_len;
+static struct key *signer;
+
+static void load_uki(void)
+{
+	char p[600];
+	FILE *f;
+	long n;
+
+	snprintf(p, sizeof(p), "%s/uki/bz.efi", t_files());
+	if (!(f = fopen(p, "rb")))
+		return;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uki = malloc((size_t)n);
+	uki_nocmd = malloc((size_t)n);
+	if (uki && uki_nocmd && fread(uki, 1, (size_t)n, f) == (size_t)n) {
+		uint8_t *c;
+
+		uki_len = (size_t)n;
+		memcpy(uki_nocmd, uki, uki_len);
+		c = memmem(uki_nocmd, uki_len < 4096 ? uki_len : 4096, ".cmdline", 8);
+		if (c)
+			memcpy(c, ".cmdlinX", 8);
+		else
+			uki_len = 0;
+	}
+	fclose(f);
+}
+
+/* the disk answers the stage's read with another, validly signed UKI
+ * that has no .cmdline */
+static void swap_uki(struct lb_entry *e)
+{
+	put("disk/EFI/os/os.efi", uki_nocmd, uki_len);
+	sign(signer, "disk/EFI/os/os.efi");
 }
 
 static void entry(const char *id, const char *kernel, const char *initrd, const char *opts)
@@ -337,6 +434,114 @@ int main(void)
 		CHECK_STR(why, "command line: edited at the menu, and the policy does not allow edits");
 		free(log);
 	}
+	TEST("enforce: a netboot entry's DHCPv6 command line is covered by no mark (issue 23, 1)") {
+		/* what netboot made of a DHCPv6 boot-file-url + option 60: a
+		 * validly signed kernel, the network's command line, and a
+		 * mark claiming a checked (empty) config */
+		struct lb_entry e = { 0 };
+
+		lb_setstr(&e.kernel, "/vmlinuz");
+		lb_setstr(&e.title, "vmlinuz");
+		lb_setstr(&e.fs, "1111-2222");
+		lb_setstr(&e.cmdline, "init=/bin/sh lockdown=none");
+		e.cfg_checked = 1;
+		e.cfg_rc = 0;
+		lb_setstr(&e.cfg_file, "(no config: empty command line)");
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "command line: not the one the checked config gave (not covered by any signature)");
+		CHECK(!strstr(log, "would kexec"));
+		free(log);
+		/* unmarked, as netboot now hands it over: refused, one line */
+		e.cfg_checked = 0;
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "command line: no signature covers it (not from a signed config file, "
+			  "a manifest or the UKI; e.g. DHCPv6 boot-file parameters)");
+		free(log);
+		/* an empty command line needs no signature */
+		free(e.cmdline);
+		e.cmdline = NULL;
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "lboot: verified 'vmlinuz': kernel, 0 initrds and command line by signatures (kernel: key 0101010101010101; command line: empty)") != NULL);
+		free(log);
+		/* an edit the policy allows still boots */
+		pol.allow_edit = 1;
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), 0);
+		free(log);
+		pol.allow_edit = 0;
+		lb_entry_free(&e);
+	}
+	TEST("enforce: an entry a producer says holds network input is refused, whatever covers it (issue 23, 5)") {
+		/* what netboot makes of a signed iPXE script that expanded
+		 * ${hostname} into the command line: a signed kernel, the
+		 * script's (valid) mark, and the provenance */
+		struct lb_entry e = { 0 };
+
+		lb_setstr(&e.kernel, "/vmlinuz");
+		lb_setstr(&e.title, "vmlinuz");
+		lb_setstr(&e.fs, "1111-2222");
+		lb_setstr(&e.cmdline, "root=/dev/x ro hostname=evil init=/bin/sh");
+		CHECK_INT(lb_entry_mark_checked(&e, 0, "http://srv/boot.ipxe"), 0);
+		/* the mark alone covers it (the sealed line is this one) */
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), 0);
+		free(log);
+		lb_setstr(&e.uncovered, "iPXE script http://srv/boot.ipxe: the command line holds "
+			  "bytes of a network setting (${next-server}, ${filename}, ${hostname}...), "
+			  "which no signature covers");
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, e.uncovered);
+		CHECK(!strstr(log, "would kexec"));
+		free(log);
+		/* an allowed edit does not make it covered either */
+		pol.allow_edit = 1;
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), -EKEYREJECTED);
+		free(log);
+		pol.allow_edit = 0;
+		/* warn: boots, and says why */
+		pol.mode = LB_VERIFY_WARN;
+		CHECK_INT(try_entry(&v, &e, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "lboot: verify (warn): 'vmlinuz': iPXE script http://srv/boot.ipxe: the command line holds") != NULL);
+		free(log);
+		pol.mode = LB_VERIFY_ENFORCE;
+		lb_entry_free(&e);
+	}
+	TEST("enforce: a command line changed after the config check is refused") {
+		after_scan = add_init_sh;
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "command line: not the one the checked config gave (not covered by any signature)");
+		CHECK(!strstr(log, "would kexec"));
+		free(log);
+		after_scan = NULL;
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), 0);
+		free(log);
+	}
+	TEST("enforce: a BLS `uki` entry without options: no scan-time command line (issue 23, 3)") {
+		load_uki();
+		signer = &good;
+		CHECK(uki_len > 0);
+		mk("disk/EFI");
+		mk("disk/EFI/os");
+		putstr("disk/loader/entries/viauki.conf", "title Via UKI\nuki /EFI/os/os.efi\n");
+		sign(&good, "disk/loader/entries/viauki.conf");
+		/* the UKI's own .cmdline, staged and signed: boots with it */
+		put("disk/EFI/os/os.efi", uki, uki_len);
+		sign(&good, "disk/EFI/os/os.efi");
+		CHECK_INT(try_id(&v, "viauki", NULL, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "cmdline=root=UUID=6a5f2b1c-0d7e-4c4f-9a51-2b3c4d5e6f70 ro quiet") != NULL);
+		free(log);
+		/* scanned: an unsigned UKI whose .cmdline the attacker wrote;
+		 * staged: a signed UKI without .cmdline. The scan-time line
+		 * must not reach the kernel */
+		put("disk/EFI/os/os.efi", uki, uki_len);
+		unlink_rel("disk/EFI/os/os.efi.minisig");
+		after_scan = swap_uki;
+		CHECK_INT(try_id(&v, "viauki", NULL, why, sizeof(why), &log), 0);
+		CHECK(!strstr(log, "root=UUID=6a5f"));
+		CHECK(strstr(log, "command line by signatures (kernel: key 0101010101010101; command line: empty)") != NULL);
+		free(log);
+		after_scan = NULL;
+		unlink_rel("disk/loader/entries/viauki.conf");
+		unlink_rel("disk/loader/entries/viauki.conf.minisig");
+	}
 	TEST("enforce: an initrd changed after signing is refused") {
 		putstr("disk/initrd.img", "an initrd, changed");
 		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), -EKEYREJECTED);
@@ -418,6 +623,40 @@ int main(void)
 		CHECK_STR(why, "/loader/entries/unsigned.conf on /dev/vdt1: no signature");
 		free(log);
 		wrap_path = NULL;
+	}
+	TEST("enforce: require-manifest: deleting the manifest does not fall back to per-file signatures (issue 23, 6)") {
+		struct lb_policy p2;
+
+		write_policy("verify enforce\nrequire-manifest yes\n");
+		lb_policy_load(root, &p2);
+		CHECK_STR(p2.err, "");
+		CHECK_INT(p2.require_manifest, 1);
+		lb_policy_free(&p2);
+		write_policy("verify enforce\nrequire-manifest sometimes\n");
+		lb_policy_load(root, &p2);
+		CHECK(strstr(p2.err, "require-manifest 'sometimes': want yes or no") != NULL);
+		lb_policy_free(&p2);
+		write_policy("verify enforce\n");
+		/* "good" is covered per file (kernel, initrd and config signed),
+		 * with no manifest: boots without the switch, refused with it */
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), 0);
+		free(log);
+		pol.require_manifest = 1;
+		CHECK_INT(try_id(&v, "good", NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/vmlinuz: no manifest for this entry, and the policy requires one (require-manifest)");
+		CHECK(strstr(log, "would kexec") == NULL);
+		free(log);
+		/* an entry with its signed manifest still boots */
+		CHECK_INT(try_id(&v, "unsigned", NULL, why, sizeof(why), &log), 0);
+		CHECK(strstr(log, "by manifest /loader/entries/unsigned.manifest v5") != NULL);
+		free(log);
+		/* the manifest deleted: refused, not per-file */
+		rename_in("disk/loader/entries/unsigned.manifest", "disk/loader/entries/unsigned.manifest.away");
+		CHECK_INT(try_id(&v, "unsigned", NULL, why, sizeof(why), &log), -EKEYREJECTED);
+		CHECK_STR(why, "/vmlinuz: no manifest for this entry, and the policy requires one (require-manifest)");
+		free(log);
+		rename_in("disk/loader/entries/unsigned.manifest.away", "disk/loader/entries/unsigned.manifest");
+		pol.require_manifest = 0;
 	}
 	TEST("enforce: a cpio-wrapped initrd: its signature covers its own bytes, the header comes from the signed config") {
 		wrap_path = "/etc/x.conf";
@@ -508,6 +747,8 @@ int main(void)
 		pol.allow_edit = 0;
 	}
 	lb_policy_free(&pol);
+	free(uki);
+	free(uki_nocmd);
 	{
 		char cmd[400];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpd);

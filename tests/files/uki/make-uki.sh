@@ -3,6 +3,9 @@
 # with objcopy, the way systemd documents it before ukify existed. The
 # payloads are tiny fakes: the parser only needs the PE layout.
 # usage: make-uki.sh OUT.efi [OSREL_FILE [CMDLINE [UNAME]]]
+# LBOOT_UKI_LINUX=FILE: the .linux payload (bz.efi: a bare bzImage setup
+# header, 1 KiB, enough for lboot's stage: `make-uki.sh bz.efi` with
+# LBOOT_UKI_LINUX holding 0x55aa at 0x1fe and "HdrS" at 0x202).
 set -eu
 out=$1
 stub=${LBOOT_UKI_STUB:-/usr/lib/systemd/boot/efi/linuxx64.efi.stub}
