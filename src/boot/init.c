@@ -358,6 +358,8 @@ static void refused_set(const struct lb_entries *l, const struct lb_entry *e,
 
 static struct lb_measure tpm; /* 53 KB: not on the stack */
 static int tpm_on, tpm_dry, tpm_require;
+static int tpm_best_effort; /* lboot.tpm=best-effort: a failed measurement
+			     * (PCRs capped) does not refuse the entry */
 static int fault_dropcaches; /* lboot.fault_dropcaches=1 */
 
 static void measure_setup(const struct lb_boot_opts *o)
@@ -367,6 +369,7 @@ static void measure_setup(const struct lb_boot_opts *o)
 	int r;
 
 	tpm_require = vb.pol.tpm_require || !strcmp(o->tpm, "require");
+	tpm_best_effort = !tpm_require && !strcmp(o->tpm, "best-effort");
 	if (tpm_require)
 		say(LB_LOG_ERR "lboot: a TPM is required (%s): nothing boots unmeasured\n",
 		    vb.pol.tpm_require ? "built in" : "lboot.tpm=require");
@@ -395,43 +398,47 @@ static void measure_setup(const struct lb_boot_opts *o)
 }
 
 /* what UEFI + the EFI stub + systemd-stub would measure for this entry,
- * from the staged bytes; then the log where the next kernel finds it, and
- * the platform hierarchy locked (the OS does not inherit its authority).
- * 0, or negative when something could not be measured. */
+ * from the staged bytes, all built before the first extend; then the log
+ * where the next kernel finds it, and the platform hierarchy locked (the OS
+ * does not inherit its authority), whatever happened. 0, or negative when
+ * something could not be measured: then the PCRs are capped
+ * (lb_measure_boot) and the caller refuses the entry. */
 static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 {
 	const char *title = e->title ? e->title : "?";
-	const uint8_t *img;
-	char err[256] = "";
+	struct lb_measure_boot b = {
+		.path = e->kernel, .is_uki = st->is_uki, .cmdline = st->cmdline,
+		.initrd = st->initrd.fd >= 0 ? &st->initrd.dig : NULL,
+	};
+	char err[256] = "", lerr[256] = "";
 	size_t nsec = 0;
-	int r;
+	int r, lr;
 
-	if ((r = lb_blob_map(&st->file, &img)) ||
-	    (r = lb_measure_kernel_pe(&tpm, img, st->file.size, e->kernel)) < 0)
-		goto fail;
-	if (st->is_uki && (r = lb_measure_uki(&tpm, img, st->file.size, &nsec)))
-		goto fail;
-	if ((r = lb_measure_cmdline(&tpm, st->cmdline)))
-		goto fail;
-	if (st->initrd.fd >= 0 && (r = lb_measure_initrd(&tpm, &st->initrd.dig)))
-		goto fail;
-	r = lb_measure_log_acpi(&tpm, NULL, err, sizeof(err));
-	say(LB_LOG_NOTICE "lboot: measured '%s': PCR 4 %s, PCR 9 command line%s%s; event log %s%s\n",
-	    title, st->is_uki ? "UKI" : "kernel", st->initrd.fd >= 0 ? " and initrd" : "",
-	    st->is_uki ? ", PCR 11 UKI sections" : "",
-	    r ? "not handed over: " : "handed over in the ACPI TPM2 log area",
-	    r ? (err[0] ? err : strerror(-r)) : "");
-	if ((r = lb_measure_lock_platform(&tpm)))
+	if ((r = lb_blob_map(&st->file, &b.img))) {
+		snprintf(err, sizeof(err), "the staged file: %s; PCRs %s", strerror(-r),
+			 lb_measure_cap(&tpm, LB_MEASURE_CAP_PCRS) ? "NOT capped" :
+			 "0-9, 11-13 capped (EV_SEPARATOR 1)");
+	} else {
+		b.len = st->file.size;
+		r = lb_measure_boot(&tpm, &b, &nsec, err, sizeof(err));
+	}
+	lr = lb_measure_log_acpi(&tpm, NULL, lerr, sizeof(lerr));
+	if (!r)
+		say(LB_LOG_NOTICE "lboot: measured '%s': PCR 4 %s, PCR 9 command line%s%s; event log %s%s\n",
+		    title, st->is_uki ? "UKI" : "kernel", st->initrd.fd >= 0 ? " and initrd" : "",
+		    st->is_uki ? ", PCR 11 UKI sections" : "",
+		    lr ? "not handed over: " : "handed over in the ACPI TPM2 log area",
+		    lr ? (lerr[0] ? lerr : strerror(-lr)) : "");
+	else
+		say(LB_LOG_ERR "lboot: TPM: measuring '%s' failed: %s; %s\n", title, err,
+		    tpm_best_effort ? "booting it anyway (lboot.tpm=best-effort)" :
+		    "not booting it");
+	if ((lr = lb_measure_lock_platform(&tpm)))
 		say(LB_LOG_ERR "lboot: TPM: locking the platform hierarchy failed: %s\n",
-		    r < 0 ? strerror(-r) : "TPM error");
+		    lr < 0 ? strerror(-lr) : "TPM error");
 	else
 		say("lboot: TPM: platform hierarchy locked\n");
-	return 0;
-fail:
-	say(LB_LOG_ERR "lboot: TPM: measuring '%s' failed: %s; %s\n", title,
-	    r < 0 ? strerror(-r) : "TPM error",
-	    tpm_require ? "not booting it (a TPM is required)" : "booting it unmeasured");
-	return r < 0 ? r : -EIO;
+	return r > 0 ? -EIO : r;
 }
 
 /* lboot.fault_dropcaches=1 (fault injection for
@@ -493,8 +500,8 @@ static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		snprintf(why, whysz, "TPM: none usable, and a TPM is required");
 		return -EKEYREJECTED;
 	}
-	if (tpm_on && !tpm_dry && measure_stage(e, st) && tpm_require) {
-		snprintf(why, whysz, "TPM: measuring failed, and a TPM is required");
+	if (tpm_on && !tpm_dry && measure_stage(e, st) && !tpm_best_effort) {
+		snprintf(why, whysz, "TPM: measuring failed (PCRs capped; lboot.tpm=best-effort boots it)");
 		return -EKEYREJECTED;
 	}
 	if (fault_dropcaches)
@@ -523,7 +530,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 	tpm_dry = o->dry_run;
 	fault_dropcaches = o->fault_dropcaches;
 	r = lb_kexec_load(&rq, why, sizeof(why));
-	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require)) {
+	if (r == -EKEYREJECTED && (vb.pol.mode == LB_VERIFY_ENFORCE || tpm_require || tpm_on)) {
 		say(LB_LOG_ERR "lboot: refused: '%s' (%s): %s\n", e->title ? e->title : "?",
 		    lb_entry_device(set, e), why);
 		refused_set(l, e, why);
