@@ -450,13 +450,14 @@ out:
 
 /* systemd-stub's section order (src/fundamental/uki.h): .pcrsig is never
  * measured. Stubs before 254 (Debian 12 has 252) know only the first list;
- * later ones added .uname and .sbat, 256 .ucode, 257 .profile and after. */
+ * later ones added .uname and .sbat, 256 .ucode, 257 .profile (measured
+ * when profile 0 has one) and after. */
 static const char *const uki_sections_252[] = {
 	".linux", ".osrel", ".cmdline", ".initrd", ".splash", ".dtb", ".pcrpkey",
 };
 static const char *const uki_sections[] = {
 	".linux", ".osrel", ".cmdline", ".initrd", ".ucode", ".splash", ".dtb",
-	".uname", ".sbat", ".pcrpkey", ".dtbauto", ".hwids", ".efifw",
+	".uname", ".sbat", ".pcrpkey", ".profile", ".dtbauto", ".hwids", ".efifw",
 };
 
 /* The stub's major version from .sdmagic ("#### LoaderInfo: systemd-stub
@@ -494,21 +495,11 @@ static size_t utf16_name(const char *s, uint8_t *out)
 	return n + 2;
 }
 
-/* The section of that name in the base profile, or NULL. */
-static const struct lb_pe_section *uki_section(const struct lb_pe *pe, size_t limit,
-					       const char *name)
-{
-	for (size_t i = 0; i < limit; i++)
-		if (!strcmp(pe->sec[i].name, name))
-			return &pe->sec[i];
-	return NULL;
-}
-
 int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t *nmeas)
 {
 	struct lb_pe *pe;
 	const char *const *list;
-	size_t count = 0, limit, nlist;
+	size_t count = 0, nlist;
 	unsigned v;
 	int rc = 0;
 
@@ -520,16 +511,13 @@ int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t 
 		rc = -EINVAL;
 		goto out;
 	}
-	/* a multi-profile UKI: the base profile, the sections before the
-	 * first .profile */
-	for (limit = 0; limit < pe->n_sections && strcmp(pe->sec[limit].name, ".profile");
-	     limit++)
-		;
+	/* a multi-profile UKI: profile 0 over the base profile, the sections
+	 * that boot (lb_pe_uki_section, as uki.c) */
 	v = stub_version(pe, img);
 	list = v && v < 254 ? uki_sections_252 : uki_sections;
 	nlist = v && v < 254 ? sizeof(uki_sections_252) / sizeof(uki_sections_252[0]) :
 		sizeof(uki_sections) / sizeof(uki_sections[0]);
-	if (!uki_section(pe, limit, ".linux")) {
+	if (!lb_pe_uki_section(pe, ".linux")) {
 		rc = -ENOENT;
 		goto out;
 	}
@@ -539,7 +527,7 @@ int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t 
 	 * hostile VirtualSize is not hashed for minutes). lb_pe_parse checked
 	 * raw_off + raw_size <= len. */
 	for (size_t k = 0; k < nlist; k++) {
-		const struct lb_pe_section *s = uki_section(pe, limit, list[k]);
+		const struct lb_pe_section *s = lb_pe_uki_section(pe, list[k]);
 		size_t vs, raw;
 
 		if (!s)
@@ -552,7 +540,7 @@ int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t 
 		}
 	}
 	for (size_t k = 0; k < nlist; k++) {
-		const struct lb_pe_section *s = uki_section(pe, limit, list[k]);
+		const struct lb_pe_section *s = lb_pe_uki_section(pe, list[k]);
 		struct lb_hash *h;
 		struct lb_digests d;
 		uint8_t name16[32];

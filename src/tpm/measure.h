@@ -167,9 +167,10 @@ int lb_measure_ucs2(const char *s, uint8_t *out, size_t cap, size_t *len);
 /*
  * PCR 11, systemd-stub's recipe: for each section present, in systemd's
  * order (.linux .osrel .cmdline .initrd .ucode .splash .dtb .uname .sbat
- * .pcrpkey .dtbauto .hwids .efifw; the stub's own .sdmagic saying a version
- * before 254: 252's .linux .osrel .cmdline .initrd .splash .dtb .pcrpkey;
- * sections after a .profile are not measured), an EV_IPL event
+ * .pcrpkey .profile .dtbauto .hwids .efifw; the stub's own .sdmagic saying a
+ * version before 254: 252's .linux .osrel .cmdline .initrd .splash .dtb
+ * .pcrpkey; a multi-profile UKI: profile 0's sections over the base's,
+ * lb_pe_uki_section, the sections uki.c boots), an EV_IPL event
  * with the digest of the name with its NUL, then one with the digest of
  * its VirtualSize bytes (zeros past the raw data); event data: the name in
  * UTF-16 with NUL. Returns the number of sections measured via *n (may be

@@ -19,6 +19,7 @@
 #include "measure.h"
 #include "pe.h"
 #include "tcglog.h"
+#include "uki.h"
 
 /* --- a scripted TPM -------------------------------------------------------- */
 
@@ -229,6 +230,45 @@ static void tpm2_table(uint8_t *t, uint32_t laml, uint64_t lasa)
 	t[67] = laml >> 24;
 	for (int i = 0; i < 8; i++)
 		t[68 + i] = (uint8_t)(lasa >> (8 * i));
+}
+
+/* A multi-profile UKI made from the fixture by rewriting its section table
+ * (sections 6-12: .sbat .sdmagic .osrel .cmdline .uname .initrd .linux):
+ *   base:      .linux (the kernel), .cmdline (the .sbat bytes)
+ *   profile 0: .profile (the .osrel bytes), .cmdline (the real one)
+ *   profile 1: .profile (the .sdmagic bytes), .initrd, .linux (.uname's)
+ * systemd-stub boots profile 0 by default: the base .linux, profile 0's
+ * .cmdline, no initrd. */
+static uint8_t *multi_profile(const uint8_t *img, size_t n)
+{
+	static const struct {
+		int from;
+		const char *name;
+	} tab[7] = {
+		{ 12, ".linux" }, { 6, ".cmdline" }, { 8, ".profile" }, { 9, ".cmdline" },
+		{ 7, ".profile" }, { 11, ".initrd" }, { 10, ".linux" },
+	};
+	uint8_t *c = malloc(n);
+	size_t t = 0;
+
+	if (!c)
+		return NULL;
+	memcpy(c, img, n);
+	for (size_t i = 0; i + 8 < n && i < 4096 && !t; i++)
+		if (!memcmp(img + i, ".text\0\0\0", 8))
+			t = i;
+	if (!t || t + 13 * 40 > n) {
+		free(c);
+		return NULL;
+	}
+	for (int k = 0; k < 7; k++) {
+		uint8_t *h = c + t + 40 * (6 + k);
+
+		memcpy(h, img + t + 40 * tab[k].from, 40);
+		memset(h, 0, 8);
+		memcpy(h, tab[k].name, strlen(tab[k].name));
+	}
+	return c;
 }
 
 /* a copy of img with section `name`'s header changed: its name's last
@@ -521,6 +561,68 @@ int main(void)
 		}
 		free(img);
 		lb_measure_close(&m);
+	}
+	TEST("uki multi-profile: profile 0 over the base measured, exactly the sections that boot") {
+		static const char *const want[] = { ".linux", ".cmdline", ".profile" };
+		uint8_t *img, *c;
+		size_t n, ns = 0;
+		struct lb_uki u;
+		struct lb_pe pe;
+
+		snprintf(path, sizeof(path), "%s/uki/debian.efi", t_files());
+		img = slurp(path, &n);
+		c = img ? multi_profile(img, n) : NULL;
+		CHECK(c != NULL);
+		if (!c || lb_pe_parse(c, n, n, &pe) || lb_uki_split(c, n, &u)) {
+			CHECK(0);
+			free(img);
+			free(c);
+			continue;
+		}
+		fake4(&f);
+		CHECK_INT(lb_measure_attach(&m, fake_xfer, &f, err, sizeof(err)), 0);
+		/* no .sdmagic left: the 257+ list, .profile included */
+		CHECK_INT(lb_measure_uki(&m, c, n, &ns), 0);
+		CHECK_INT(ns, 3);
+		CHECK_INT(m.n_ev, 6);
+		for (size_t i = 0; i < 3 && m.n_ev == 6; i++) {
+			struct lb_digests d;
+
+			lb_hash_buf(LB_HASH_BIT(LB_SHA256), want[i], strlen(want[i]) + 1, &d);
+			CHECK(!memcmp(m.ev[2 * i].d.d[LB_SHA256], d.d[LB_SHA256], 32));
+		}
+		if (m.n_ev == 6) {
+			struct lb_digests d;
+
+			/* the bytes that boot (uki.c's spans) are the bytes measured */
+			lb_hash_buf(LB_HASH_BIT(LB_SHA256), c + u.linux_.off, u.linux_.len, &d);
+			CHECK(!memcmp(m.ev[1].d.d[LB_SHA256], d.d[LB_SHA256], 32));
+			lb_hash_buf(LB_HASH_BIT(LB_SHA256), c + u.cmdline.off, u.cmdline.len, &d);
+			CHECK(!memcmp(m.ev[3].d.d[LB_SHA256], d.d[LB_SHA256], 32));
+			CHECK_INT(u.cmdline.off, pe.sec[9].raw_off); /* profile 0's */
+			CHECK_INT(u.initrd.len, 0);                  /* profile 1's is not */
+		}
+		/* a .linux only in profile 0: measured (it boots) */
+		{
+			size_t t = 0, before;
+
+			for (size_t i = 0; i + 8 < n && i < 4096 && !t; i++)
+				if (!memcmp(c + i, ".text\0\0\0", 8))
+					t = i;
+			memcpy(c + t + 40 * 6, ".linuX", 6);
+			memcpy(c + t + 40 * 9, ".linux\0\0", 8);
+			before = m.n_ev;
+			CHECK_INT(lb_uki_split(c, n, &u), 0);
+			CHECK_INT(lb_measure_uki(&m, c, n, &ns), 0);
+			CHECK_INT(m.n_ev, before + 6); /* .linux .cmdline(base) .profile */
+			/* neither base nor profile 0 holds one: neither boots nor measures */
+			memcpy(c + t + 40 * 9, ".linuY\0\0", 8);
+			CHECK_INT(lb_uki_split(c, n, &u), -ENOENT);
+			CHECK_INT(lb_measure_uki(&m, c, n, &ns), -ENOENT);
+		}
+		lb_measure_close(&m);
+		free(c);
+		free(img);
 	}
 	TEST("separator, config, string: layouts") {
 		uint8_t sep[32];
