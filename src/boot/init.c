@@ -26,7 +26,6 @@
 #include "scan.h"
 #include "verify.h"
 #include "measure.h"
-#include "tcglog.h"
 #include "totpseal.h"
 #include "netboot.h"
 #include "grubenv.h"
@@ -361,7 +360,8 @@ static void refused_set(const struct lb_entries *l, const struct lb_entry *e,
 
 static struct lb_measure tpm; /* 53 KB: not on the stack */
 static int tpm_on, tpm_dry, tpm_require;
-static int measure_warn; /* lboot.measure=warn: boot what could not be measured (PCRs capped) */
+static int tpm_best_effort; /* lboot.tpm=best-effort: a failed measurement
+			     * (PCRs capped) does not refuse the entry */
 static int measure_refused; /* the last check refused an entry it could not measure */
 static int fault_dropcaches; /* lboot.fault_dropcaches=1 */
 
@@ -372,7 +372,7 @@ static void measure_setup(const struct lb_boot_opts *o)
 	int r;
 
 	tpm_require = vb.pol.tpm_require || !strcmp(o->tpm, "require");
-	measure_warn = !tpm_require && !strcmp(o->measure, "warn");
+	tpm_best_effort = !tpm_require && !strcmp(o->tpm, "best-effort");
 	if (tpm_require)
 		say(LB_LOG_ERR "lboot: a TPM is required (%s): nothing boots unmeasured\n",
 		    vb.pol.tpm_require ? "built in" : "lboot.tpm=require");
@@ -400,27 +400,6 @@ static void measure_setup(const struct lb_boot_opts *o)
 	tpm_on = 1;
 }
 
-/* A measurement failed: every PCR this boot measures into gets an
- * EV_SEPARATOR with the error value (TCG PC Client PFP: 0x00000001), so
- * the booted code can never extend them to an honest boot's values
- * (nothing sealed to them unseals in this boot). Each PCR on its own: one
- * failing extend does not keep the others open. */
-static void measure_cap(void)
-{
-	static const uint8_t err_sep[4] = { 1, 0, 0, 0 };
-	static const uint32_t pcrs[] = { LB_MEASURE_PCR_BOOTAPP, LB_MEASURE_PCR_LBOOT,
-					 LB_MEASURE_PCR_STUB, LB_MEASURE_PCR_UKI };
-
-	for (size_t i = 0; i < sizeof(pcrs) / sizeof(pcrs[0]); i++) {
-		int r = lb_measure_data(&tpm, pcrs[i], LB_EV_SEPARATOR, err_sep, sizeof(err_sep),
-					 err_sep, sizeof(err_sep));
-
-		if (r)
-			say(LB_LOG_ERR "lboot: TPM: capping PCR %u failed: %s\n", pcrs[i],
-			    r < 0 ? strerror(-r) : "TPM error");
-	}
-}
-
 /* The platform hierarchy locked after measuring, whatever its outcome:
  * the OS does not inherit its authority. */
 static void lock_platform(void)
@@ -435,41 +414,43 @@ static void lock_platform(void)
 }
 
 /* what UEFI + the EFI stub + systemd-stub would measure for this entry,
- * from the staged bytes; then the log where the next kernel finds it, and
- * the platform hierarchy locked (the OS does not inherit its authority).
- * 0, or negative when something could not be measured. */
+ * from the staged bytes, all built before the first extend; then the log
+ * where the next kernel finds it, and the platform hierarchy locked (the OS
+ * does not inherit its authority), whatever happened. 0, or negative when
+ * something could not be measured: then the PCRs are capped
+ * (lb_measure_boot) and the caller refuses the entry. */
 static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 {
 	const char *title = e->title ? e->title : "?";
-	const uint8_t *img;
-	char err[256] = "";
+	struct lb_measure_boot b = {
+		.path = e->kernel, .is_uki = st->is_uki, .cmdline = st->cmdline,
+		.initrd = st->initrd.fd >= 0 ? &st->initrd.dig : NULL,
+	};
+	char err[256] = "", lerr[256] = "";
 	size_t nsec = 0;
-	int r;
+	int r, lr;
 
-	if ((r = lb_blob_map(&st->file, &img)) ||
-	    (r = lb_measure_kernel_pe(&tpm, img, st->file.size, e->kernel)) < 0)
-		goto fail;
-	if (st->is_uki && (r = lb_measure_uki(&tpm, img, st->file.size, &nsec)))
-		goto fail;
-	if ((r = lb_measure_cmdline(&tpm, st->cmdline)))
-		goto fail;
-	if (st->initrd.fd >= 0 && (r = lb_measure_initrd(&tpm, &st->initrd.dig)))
-		goto fail;
-	r = lb_measure_log_acpi(&tpm, NULL, err, sizeof(err));
-	say(LB_LOG_NOTICE "lboot: measured '%s': PCR 4 %s, PCR 9 command line%s%s; event log %s%s\n",
-	    title, st->is_uki ? "UKI" : "kernel", st->initrd.fd >= 0 ? " and initrd" : "",
-	    st->is_uki ? ", PCR 11 UKI sections" : "",
-	    r ? "not handed over: " : "handed over in the ACPI TPM2 log area",
-	    r ? (err[0] ? err : strerror(-r)) : "");
+	if ((r = lb_blob_map(&st->file, &b.img))) {
+		snprintf(err, sizeof(err), "the staged file: %s; PCRs %s", strerror(-r),
+			 lb_measure_cap(&tpm, LB_MEASURE_CAP_PCRS) ? "NOT capped" :
+			 "0-9, 11-13 capped (EV_SEPARATOR 1)");
+	} else {
+		b.len = st->file.size;
+		r = lb_measure_boot(&tpm, &b, &nsec, err, sizeof(err));
+	}
+	lr = lb_measure_log_acpi(&tpm, NULL, lerr, sizeof(lerr));
+	if (!r)
+		say(LB_LOG_NOTICE "lboot: measured '%s': PCR 4 %s, PCR 9 command line%s%s; event log %s%s\n",
+		    title, st->is_uki ? "UKI" : "kernel", st->initrd.fd >= 0 ? " and initrd" : "",
+		    st->is_uki ? ", PCR 11 UKI sections" : "",
+		    lr ? "not handed over: " : "handed over in the ACPI TPM2 log area",
+		    lr ? (lerr[0] ? lerr : strerror(-lr)) : "");
+	else
+		say(LB_LOG_ERR "lboot: TPM: measuring '%s' failed: %s; %s\n", title, err,
+		    tpm_best_effort ? "booting it anyway (lboot.tpm=best-effort)" :
+		    "not booting it");
 	lock_platform();
-	return 0;
-fail:
-	measure_cap();
-	say(LB_LOG_ERR "lboot: TPM: measuring '%s' failed: %s; PCRs 4, 8, 9, 11 capped; %s\n", title,
-	    r < 0 ? strerror(-r) : "TPM error",
-	    measure_warn ? "booting it anyway (lboot.measure=warn)" : "not booting it");
-	lock_platform();
-	return r < 0 ? r : -EIO;
+	return r > 0 ? -EIO : r;
 }
 
 /* lboot.fault_dropcaches=1 (fault injection for
@@ -532,11 +513,10 @@ static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		return -EKEYREJECTED;
 	}
 	/* measurement fails closed: what could not be measured does not boot
-	 * (the PCRs are capped either way), unless lboot.measure=warn */
-	if (tpm_on && !tpm_dry && measure_stage(e, st) && !measure_warn) {
+	 * (the PCRs are capped either way), unless lboot.tpm=best-effort */
+	if (tpm_on && !tpm_dry && measure_stage(e, st) && !tpm_best_effort) {
 		measure_refused = 1;
-		snprintf(why, whysz, "TPM: measuring failed (PCRs capped)%s",
-			 tpm_require ? ", and a TPM is required" : "");
+		snprintf(why, whysz, "TPM: measuring failed (PCRs capped; lboot.tpm=best-effort boots it)");
 		return -EKEYREJECTED;
 	}
 	if (fault_dropcaches)

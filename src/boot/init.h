@@ -35,7 +35,7 @@ struct lb_boot_opts {
 	char net_iface[32];  /* lboot.net.iface=PATTERN */
 	int net_timeout;     /* lboot.net.timeout=S (DHCP), 0: 30 */
 	char ntp[64];        /* lboot.ntp=off|SERVER ("": the lease's servers) */
-	char tpm[16];        /* lboot.tpm=require: refuse to boot without a TPM */
+	char tpm[16];        /* lboot.tpm=require|best-effort: refuse to boot without a TPM / boot what failed to measure */
 	char measure[8];     /* lboot.measure=0|1: off / say when no TPM ("": when one exists) */
 	char totp[16];       /* lboot.totp=off|0x01xxxxxx: the TOTP NV index ("": the default) */
 	const char *policy_root; /* where etc/lboot/policy is looked for ("/") */

@@ -481,7 +481,7 @@ char *lb_osrel_get(const char *buf, size_t len, const char *key)
 static int read_sect(int fd, const struct lb_pe *pe, const char *name,
 		     char **out, size_t *outlen)
 {
-	const struct lb_pe_section *s = lb_pe_find(pe, name);
+	const struct lb_pe_section *s = lb_pe_uki_section(pe, name);
 	uint64_t off, len;
 	char *b;
 	int r;

@@ -1,6 +1,7 @@
 /* Unified kernel images: locate the payload sections of a PE file held in
- * memory. Multi-profile UKIs: the first section of each name is taken (the
- * base/default profile). */
+ * memory. Multi-profile UKIs: profile 0's sections over the base profile's,
+ * as systemd-stub boots them by default (lb_pe_uki_section, the same pick
+ * measure.c measures). */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -9,7 +10,7 @@
 
 static void span(const struct lb_pe *pe, const char *name, struct lb_span *o)
 {
-	const struct lb_pe_section *s = lb_pe_find(pe, name);
+	const struct lb_pe_section *s = lb_pe_uki_section(pe, name);
 	uint64_t off, len;
 
 	o->off = o->len = 0;

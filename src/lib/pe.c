@@ -105,6 +105,35 @@ const struct lb_pe_section *lb_pe_find(const struct lb_pe *pe,
 	return NULL;
 }
 
+/* The first section named name in sec[from, to). */
+static const struct lb_pe_section *find_in(const struct lb_pe *pe, size_t from, size_t to,
+					   const char *name)
+{
+	for (size_t i = from; i < to; i++)
+		if (!strcmp(pe->sec[i].name, name))
+			return &pe->sec[i];
+	return NULL;
+}
+
+const struct lb_pe_section *lb_pe_uki_section(const struct lb_pe *pe, const char *name)
+{
+	const struct lb_pe_section *s;
+	size_t base, end;
+
+	if (strlen(name) > 8)
+		return NULL;
+	/* the base profile: the sections before the first .profile */
+	for (base = 0; base < pe->n_sections && strcmp(pe->sec[base].name, ".profile"); base++)
+		;
+	/* profile 0: from the first .profile up to the next one; its
+	 * sections override the base's (systemd-stub's find_sections) */
+	for (end = base + 1; end < pe->n_sections && strcmp(pe->sec[end].name, ".profile"); end++)
+		;
+	if (base < pe->n_sections && (s = find_in(pe, base, end, name)))
+		return s;
+	return find_in(pe, 0, base, name);
+}
+
 void lb_pe_span(const struct lb_pe_section *s, uint64_t *off, uint64_t *len)
 {
 	uint64_t l = s->raw_size;

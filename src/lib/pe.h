@@ -50,6 +50,17 @@ int lb_pe_parse(const uint8_t *buf, size_t len, uint64_t file_size,
 const struct lb_pe_section *lb_pe_find(const struct lb_pe *pe,
 				       const char *name);
 
+/*
+ * A unified kernel image's section as systemd-stub (257+) picks it for the
+ * profile it boots by default, profile 0: the first section of that name
+ * among profile 0's sections (the first .profile, itself included, up to
+ * the next .profile), else among the base profile's (those before the
+ * first .profile), else NULL. A UKI without .profile: the first of that
+ * name. Both what boots (uki.c, bls.c) and what is measured (measure.c)
+ * pick their sections here, so they are the same sections.
+ */
+const struct lb_pe_section *lb_pe_uki_section(const struct lb_pe *pe, const char *name);
+
 /* File span of a section's data: the raw data, cut to VirtualSize when that
  * is smaller and nonzero (raw data is padded to FileAlignment). */
 void lb_pe_span(const struct lb_pe_section *s, uint64_t *off, uint64_t *len);

@@ -72,7 +72,8 @@ int lb_measure_attach(struct lb_measure *m, lb_tpm2_xfer_fn xfer, void *ctx,
 	lb_tpm2_init(&m->t, xfer, ctx);
 	m->n_banks = 0;
 	m->mask = 0;
-	m->n_ev = m->n_logged = 0;
+	m->n_ev = m->n_logged = m->n_pending = 0;
+	m->staging = 0;
 	rc = lb_tpm2_get_banks(&m->t, banks, LB_TPM2_MAX_BANKS, &nb);
 	if (rc) {
 		if (rc > 0)
@@ -141,6 +142,7 @@ unsigned lb_measure_banks(const struct lb_measure *m)
 
 void lb_measure_close(struct lb_measure *m)
 {
+	lb_measure_stage_drop(m);
 	for (size_t i = 0; i < m->n_ev; i++) {
 		free(m->ev[i].data);
 		m->ev[i].data = NULL;
@@ -153,19 +155,11 @@ void lb_measure_close(struct lb_measure *m)
 
 /* --- extends ------------------------------------------------------------------ */
 
-int lb_measure_digest(struct lb_measure *m, uint32_t pcr, uint32_t type,
-		      const struct lb_digests *d, const void *data, size_t size)
+/* One TPM2_PCR_Extend of d into pcr, every active bank. */
+static int extend(struct lb_measure *m, uint32_t pcr, const struct lb_digests *d)
 {
 	struct lb_tpm2_digest td[LB_TPM2_MAX_BANKS];
-	struct lb_measure_event *ev;
-	uint8_t *copy = NULL;
-	int rc;
 
-	if (!m->n_banks || pcr >= LB_TPM2_NUM_PCRS || size > LB_MEASURE_MAX_DATA ||
-	    (size && !data) || (d->mask & m->mask) != m->mask)
-		return -EINVAL;
-	if (m->n_ev == LB_MEASURE_MAX_EVENTS)
-		return -ENOSPC;
 	for (size_t i = 0; i < m->n_banks; i++) {
 		unsigned h = (unsigned)lb_measure_hash_alg(m->bank_alg[i]);
 
@@ -173,14 +167,34 @@ int lb_measure_digest(struct lb_measure *m, uint32_t pcr, uint32_t type,
 		td[i].size = lb_hash_len(h);
 		memcpy(td[i].d, d->d[h], td[i].size);
 	}
+	return lb_tpm2_pcr_extend(&m->t, pcr, td, m->n_banks);
+}
+
+int lb_measure_digest(struct lb_measure *m, uint32_t pcr, uint32_t type,
+		      const struct lb_digests *d, const void *data, size_t size)
+{
+	struct lb_measure_event *ev;
+	uint8_t *copy = NULL;
+	int rc;
+
+	if (!m->n_banks || pcr >= LB_TPM2_NUM_PCRS || size > LB_MEASURE_MAX_DATA ||
+	    (size && !data) || (d->mask & m->mask) != m->mask)
+		return -EINVAL;
+	if (m->n_ev + m->n_pending >= LB_MEASURE_MAX_EVENTS)
+		return -ENOSPC;
 	if (size && !(copy = malloc(size)))
 		return -ENOMEM;
-	rc = lb_tpm2_pcr_extend(&m->t, pcr, td, m->n_banks);
-	if (rc) {
-		free(copy);
-		return rc;
+	if (m->staging) {
+		/* built, checked and queued: lb_measure_stage_commit extends */
+		ev = &m->ev[m->n_ev + m->n_pending++];
+	} else {
+		rc = extend(m, pcr, d);
+		if (rc) {
+			free(copy);
+			return rc;
+		}
+		ev = &m->ev[m->n_ev++];
 	}
-	ev = &m->ev[m->n_ev++];
 	ev->pcr = pcr;
 	ev->type = type;
 	memset(&ev->d, 0, sizeof(ev->d));
@@ -193,6 +207,64 @@ int lb_measure_digest(struct lb_measure *m, uint32_t pcr, uint32_t type,
 	ev->size = size;
 	ev->data = copy;
 	return 0;
+}
+
+void lb_measure_stage_begin(struct lb_measure *m)
+{
+	lb_measure_stage_drop(m);
+	m->staging = 1;
+}
+
+void lb_measure_stage_drop(struct lb_measure *m)
+{
+	for (size_t i = m->n_ev; i < m->n_ev + m->n_pending; i++) {
+		free(m->ev[i].data);
+		m->ev[i].data = NULL;
+	}
+	m->n_pending = 0;
+	m->staging = 0;
+}
+
+int lb_measure_stage_commit(struct lb_measure *m)
+{
+	m->staging = 0;
+	while (m->n_pending) {
+		struct lb_measure_event *ev = &m->ev[m->n_ev];
+		int rc = extend(m, ev->pcr, &ev->d);
+
+		if (rc) {
+			lb_measure_stage_drop(m);
+			return rc;
+		}
+		m->n_ev++;
+		m->n_pending--;
+	}
+	return 0;
+}
+
+int lb_measure_cap(struct lb_measure *m, uint32_t pcrs)
+{
+	static const uint8_t one[4] = { 1, 0, 0, 0 };
+	struct lb_digests d;
+	int rc, first = 0;
+
+	lb_measure_stage_drop(m);
+	if (!m->mask)
+		return -EINVAL;
+	rc = lb_hash_buf(m->mask, one, sizeof(one), &d);
+	if (rc)
+		return rc;
+	for (uint32_t pcr = 0; pcr < LB_TPM2_NUM_PCRS && pcr < 32; pcr++) {
+		if (!(pcrs & (UINT32_C(1) << pcr)))
+			continue;
+		rc = lb_measure_digest(m, pcr, LB_EV_SEPARATOR, &d, one, sizeof(one));
+		if (rc == -ENOSPC || rc == -ENOMEM)
+			/* no room in the log: the PCR is capped all the same */
+			rc = extend(m, pcr, &d);
+		if (rc && !first)
+			first = rc;
+	}
+	return first;
 }
 
 int lb_measure_data(struct lb_measure *m, uint32_t pcr, uint32_t type,
@@ -209,7 +281,9 @@ int lb_measure_data(struct lb_measure *m, uint32_t pcr, uint32_t type,
 	return lb_measure_digest(m, pcr, type, &d, data, size);
 }
 
-/* UTF-8 to UCS-2 LE with a NUL character at the end. */
+/* UTF-8 to UTF-16 LE with a NUL character at the end: characters beyond
+ * the BMP as surrogate pairs (one-to-one, so two command lines never give
+ * the same bytes); anything that is not UTF-8 is refused. */
 int lb_measure_ucs2(const char *s, uint8_t *out, size_t cap, size_t *len)
 {
 	const uint8_t *p = (const uint8_t *)s;
@@ -228,8 +302,11 @@ int lb_measure_ucs2(const char *s, uint8_t *out, size_t cap, size_t *len)
 		} else if ((*p & 0xf0) == 0xe0) {
 			c = *p & 0x0f;
 			more = 2;
+		} else if ((*p & 0xf8) == 0xf0) {
+			c = *p & 0x07;
+			more = 3;
 		} else {
-			return -EILSEQ; /* 4-byte sequences: beyond UCS-2 */
+			return -EILSEQ;
 		}
 		p++;
 		for (int i = 0; i < more; i++, p++) {
@@ -237,14 +314,23 @@ int lb_measure_ucs2(const char *s, uint8_t *out, size_t cap, size_t *len)
 				return -EILSEQ;
 			c = c << 6 | (*p & 0x3f);
 		}
-		/* overlong forms and surrogates are not characters */
+		/* overlong forms, surrogates and beyond U+10FFFF are not
+		 * characters */
 		if ((more == 1 && c < 0x80) || (more == 2 && c < 0x800) ||
+		    (more == 3 && (c < 0x10000 || c > 0x10ffff)) ||
 		    (c >= 0xd800 && c <= 0xdfff))
 			return -EILSEQ;
-		if (n > cap || cap - n < 2)
+		if (n > cap || cap - n < (c > 0xffff ? 4u : 2u))
 			return -ENOSPC;
-		put16(out + n, (uint16_t)c);
-		n += 2;
+		if (c > 0xffff) {
+			c -= 0x10000;
+			put16(out + n, (uint16_t)(0xd800 | c >> 10));
+			put16(out + n + 2, (uint16_t)(0xdc00 | (c & 0x3ff)));
+			n += 4;
+		} else {
+			put16(out + n, (uint16_t)c);
+			n += 2;
+		}
 	}
 	if (cap < 2 || cap - n < 2)
 		return -ENOSPC;
@@ -316,19 +402,27 @@ int lb_measure_kernel_pe(struct lb_measure *m, const uint8_t *pe, size_t len,
 {
 	struct lb_pe *hdr;
 	struct lb_digests d;
-	uint8_t *ev = NULL, dp[1100];
+	uint8_t *ev = NULL, *dp = NULL;
 	size_t dplen = 0, elen;
 	uint64_t base = 0;
 	int rc, plain = 0;
 
 	if (!m->mask)
 		return -EINVAL;
-	if (path && strlen(path) > 512)
+	if (path && strlen(path) > LB_MEASURE_MAX_PATH)
 		return -E2BIG;
-	if (path && (rc = file_devpath(path, dp, sizeof(dp), &dplen)))
-		return rc;
-	if (!(hdr = malloc(sizeof(*hdr))))
+	/* UTF-16 takes at most two bytes per byte of UTF-8, plus the NUL and
+	 * the two nodes' headers */
+	if (path && !(dp = malloc(2 * strlen(path) + 2 + 8)))
 		return -ENOMEM;
+	if (path && (rc = file_devpath(path, dp, 2 * strlen(path) + 2 + 8, &dplen))) {
+		free(dp);
+		return rc;
+	}
+	if (!(hdr = malloc(sizeof(*hdr)))) {
+		free(dp);
+		return -ENOMEM;
+	}
 	rc = lb_authenticode(pe, len, m->mask, &d);
 	if (rc == -EINVAL) {
 		/* not PE (or not a well-formed one): the file's own digest */
@@ -349,19 +443,21 @@ int lb_measure_kernel_pe(struct lb_measure *m, const uint8_t *pe, size_t len,
 				       LB_EV_EFI_BOOT_SERVICES_APPLICATION, &d, ev, elen);
 out:
 	free(ev);
+	free(dp);
 	free(hdr);
 	return rc ? rc : plain;
 }
 
 /* systemd-stub's section order (src/fundamental/uki.h): .pcrsig is never
  * measured. Stubs before 254 (Debian 12 has 252) know only the first list;
- * later ones added .uname and .sbat, 256 .ucode, 257 .profile and after. */
+ * later ones added .uname and .sbat, 256 .ucode, 257 .profile (measured
+ * when profile 0 has one) and after. */
 static const char *const uki_sections_252[] = {
 	".linux", ".osrel", ".cmdline", ".initrd", ".splash", ".dtb", ".pcrpkey",
 };
 static const char *const uki_sections[] = {
 	".linux", ".osrel", ".cmdline", ".initrd", ".ucode", ".splash", ".dtb",
-	".uname", ".sbat", ".pcrpkey", ".dtbauto", ".hwids", ".efifw",
+	".uname", ".sbat", ".pcrpkey", ".profile", ".dtbauto", ".hwids", ".efifw",
 };
 
 /* The stub's major version from .sdmagic ("#### LoaderInfo: systemd-stub
@@ -399,21 +495,11 @@ static size_t utf16_name(const char *s, uint8_t *out)
 	return n + 2;
 }
 
-/* The section of that name in the base profile, or NULL. */
-static const struct lb_pe_section *uki_section(const struct lb_pe *pe, size_t limit,
-					       const char *name)
-{
-	for (size_t i = 0; i < limit; i++)
-		if (!strcmp(pe->sec[i].name, name))
-			return &pe->sec[i];
-	return NULL;
-}
-
 int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t *nmeas)
 {
 	struct lb_pe *pe;
 	const char *const *list;
-	size_t count = 0, limit, nlist;
+	size_t count = 0, nlist;
 	unsigned v;
 	int rc = 0;
 
@@ -425,16 +511,13 @@ int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t 
 		rc = -EINVAL;
 		goto out;
 	}
-	/* a multi-profile UKI: the base profile, the sections before the
-	 * first .profile */
-	for (limit = 0; limit < pe->n_sections && strcmp(pe->sec[limit].name, ".profile");
-	     limit++)
-		;
+	/* a multi-profile UKI: profile 0 over the base profile, the sections
+	 * that boot (lb_pe_uki_section, as uki.c) */
 	v = stub_version(pe, img);
 	list = v && v < 254 ? uki_sections_252 : uki_sections;
 	nlist = v && v < 254 ? sizeof(uki_sections_252) / sizeof(uki_sections_252[0]) :
 		sizeof(uki_sections) / sizeof(uki_sections[0]);
-	if (!uki_section(pe, limit, ".linux")) {
+	if (!lb_pe_uki_section(pe, ".linux")) {
 		rc = -ENOENT;
 		goto out;
 	}
@@ -444,7 +527,7 @@ int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t 
 	 * hostile VirtualSize is not hashed for minutes). lb_pe_parse checked
 	 * raw_off + raw_size <= len. */
 	for (size_t k = 0; k < nlist; k++) {
-		const struct lb_pe_section *s = uki_section(pe, limit, list[k]);
+		const struct lb_pe_section *s = lb_pe_uki_section(pe, list[k]);
 		size_t vs, raw;
 
 		if (!s)
@@ -457,7 +540,7 @@ int lb_measure_uki(struct lb_measure *m, const uint8_t *img, size_t len, size_t 
 		}
 	}
 	for (size_t k = 0; k < nlist; k++) {
-		const struct lb_pe_section *s = uki_section(pe, limit, list[k]);
+		const struct lb_pe_section *s = lb_pe_uki_section(pe, list[k]);
 		struct lb_hash *h;
 		struct lb_digests d;
 		uint8_t name16[32];
@@ -560,6 +643,56 @@ int lb_measure_lock_platform(struct lb_measure *m)
 	if (rc > 0 && (rc & 0x80) && ((rc & 0xbf) == 0xa2 || (rc & 0xbf) == 0x8e ||
 				      (rc & 0xbf) == 0x85))
 		rc = 0;
+	return rc;
+}
+
+/* --- one boot, all or nothing ------------------------------------------------- */
+
+int lb_measure_boot(struct lb_measure *m, const struct lb_measure_boot *b, size_t *nsec,
+		    char *err, size_t errsz)
+{
+	const char *what = "the kernel";
+	int rc, cap;
+
+	if (nsec)
+		*nsec = 0;
+	lb_measure_stage_begin(m);
+	rc = lb_measure_kernel_pe(m, b->img, b->len, b->path);
+	if (rc > 0)
+		rc = 0; /* not PE: its plain digest */
+	if (!rc && b->is_uki) {
+		what = "the UKI's sections";
+		rc = lb_measure_uki(m, b->img, b->len, nsec);
+	}
+	if (!rc) {
+		what = "the command line";
+		rc = lb_measure_cmdline(m, b->cmdline ? b->cmdline : "");
+	}
+	if (!rc && b->initrd) {
+		what = "the initrd";
+		rc = lb_measure_initrd(m, b->initrd);
+	}
+	if (!rc) {
+		what = "extending";
+		rc = lb_measure_stage_commit(m);
+	} else {
+		lb_measure_stage_drop(m);
+	}
+	if (!rc)
+		return 0;
+	cap = lb_measure_cap(m, LB_MEASURE_CAP_PCRS);
+	if (rc == -EILSEQ)
+		lb_seterr(err, errsz, "%s: not valid UTF-8", what);
+	else if (rc < 0)
+		lb_seterr(err, errsz, "%s: %s", what, strerror(-rc));
+	else
+		lb_seterr(err, errsz, "%s: TPM error 0x%x", what, (unsigned)rc);
+	if (err && errsz) {
+		size_t l = strlen(err);
+
+		snprintf(err + l, errsz - l, cap ? "; capping the PCRs failed too" :
+			 "; PCRs 0-9, 11-13 capped (EV_SEPARATOR 1)");
+	}
 	return rc;
 }
 

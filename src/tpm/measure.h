@@ -37,7 +37,8 @@
 #define LB_MEASURE_PCR_UKI     11  /* systemd-stub: UKI sections */
 
 #define LB_MEASURE_MAX_EVENTS  128
-#define LB_MEASURE_MAX_DATA    8192    /* event data bytes per event */
+#define LB_MEASURE_MAX_DATA    16384   /* event data bytes per event */
+#define LB_MEASURE_MAX_PATH    4096    /* bytes of a kernel path (PATH_MAX) */
 #define LB_MEASURE_MAX_CMDLINE 4096    /* bytes of command line (UTF-8) */
 #define LB_MEASURE_MAX_LAML    (16u << 20) /* largest ACPI log area we touch */
 #define LB_MEASURE_MAX_ZEROS   (16u << 20) /* UKI section VirtualSize past its raw data */
@@ -60,6 +61,8 @@ struct lb_measure {
 	size_t n_ev;
 	struct lb_measure_event ev[LB_MEASURE_MAX_EVENTS];
 	size_t n_logged;        /* events already in the ACPI log area */
+	int staging;            /* lb_measure_stage_begin: queue, do not extend */
+	size_t n_pending;       /* ev[n_ev .. n_ev + n_pending): queued */
 };
 
 /*
@@ -92,13 +95,56 @@ int lb_measure_data(struct lb_measure *m, uint32_t pcr, uint32_t type,
 		    const void *bytes, size_t len, const void *data, size_t size);
 
 /*
+ * All or nothing. After lb_measure_stage_begin every lb_measure_* call that
+ * extends builds its event (every check, every digest) and queues it
+ * instead; lb_measure_stage_commit then extends the queue in order (on the
+ * first failing extend the rest is dropped and its error returned);
+ * lb_measure_stage_drop forgets the queue. So an event that cannot be built
+ * is found before anything is extended.
+ */
+void lb_measure_stage_begin(struct lb_measure *m);
+int lb_measure_stage_commit(struct lb_measure *m);
+void lb_measure_stage_drop(struct lb_measure *m);
+
+/*
+ * Cap PCRs (bit n = PCR n) after a measurement failed: an EV_SEPARATOR with
+ * the TCG PC Client error value (event data 01 00 00 00, its digest) into
+ * each, so they can never again be completed to an honest boot's values.
+ * Logged when the event array has room, extended even when not. Drops any
+ * queue first. 0 or the first error.
+ */
+#define LB_MEASURE_CAP_PCRS 0x3bffu /* 0-9 (firmware, boot loader), 11-13 */
+int lb_measure_cap(struct lb_measure *m, uint32_t pcrs);
+
+/* What one boot measures, from the staged bytes. */
+struct lb_measure_boot {
+	const uint8_t *img;             /* the kernel or UKI */
+	size_t len;
+	const char *path;               /* its path (NULL: none) */
+	int is_uki;
+	const char *cmdline;            /* NULL: "" */
+	const struct lb_digests *initrd;/* NULL: no initrd */
+};
+/*
+ * The kernel (PCR 4), a UKI's sections (PCR 11), the command line and the
+ * initrd (PCR 9), all built before the first extend (stage/commit above).
+ * When any cannot be built or an extend fails: the PCRs in
+ * LB_MEASURE_CAP_PCRS are capped, err says what failed, and the error is
+ * returned (the caller refuses the entry, and locks the platform hierarchy
+ * either way). *nsec: UKI sections measured.
+ */
+int lb_measure_boot(struct lb_measure *m, const struct lb_measure_boot *b, size_t *nsec,
+		    char *err, size_t errsz);
+
+/*
  * PCR 4, EV_EFI_BOOT_SERVICES_APPLICATION: the kernel's Authenticode digest
  * per bank, as UEFI's LoadImage (EDK2 DxeTpm2MeasureBootLib) measures it.
  * Event data UEFI_IMAGE_LOAD_EVENT: ImageLocationInMemory 0 (kexec places
  * it; no firmware address exists), ImageLengthInMemory = file size,
  * ImageLinkTimeAddress = the PE's ImageBase, DevicePath = one Media File
  * Path node holding path (UTF-16, '/' as '\') + End, or none when path is
- * NULL. A file that is not PE: the plain file digest (returns 1, not 0).
+ * NULL. -EILSEQ: path not UTF-8; -E2BIG: over LB_MEASURE_MAX_PATH bytes.
+ * A file that is not PE: the plain file digest (returns 1, not 0).
  */
 int lb_measure_kernel_pe(struct lb_measure *m, const uint8_t *pe, size_t len,
 			 const char *path);
@@ -121,9 +167,10 @@ int lb_measure_ucs2(const char *s, uint8_t *out, size_t cap, size_t *len);
 /*
  * PCR 11, systemd-stub's recipe: for each section present, in systemd's
  * order (.linux .osrel .cmdline .initrd .ucode .splash .dtb .uname .sbat
- * .pcrpkey .dtbauto .hwids .efifw; the stub's own .sdmagic saying a version
- * before 254: 252's .linux .osrel .cmdline .initrd .splash .dtb .pcrpkey;
- * sections after a .profile are not measured), an EV_IPL event
+ * .pcrpkey .profile .dtbauto .hwids .efifw; the stub's own .sdmagic saying a
+ * version before 254: 252's .linux .osrel .cmdline .initrd .splash .dtb
+ * .pcrpkey; a multi-profile UKI: profile 0's sections over the base's,
+ * lb_pe_uki_section, the sections uki.c boots), an EV_IPL event
  * with the digest of the name with its NUL, then one with the digest of
  * its VirtualSize bytes (zeros past the raw data); event data: the name in
  * UTF-16 with NUL. Returns the number of sections measured via *n (may be

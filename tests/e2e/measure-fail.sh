@@ -1,93 +1,108 @@
 #!/bin/bash
-# Issue 23, finding 2: measurement fails closed. A disk's BLS entry whose
-# command line holds a character the measurement cannot encode (a 4-byte
-# UTF-8 character: no UCS-2 form) makes measuring fail. Before, lboot
-# skipped the rest and booted the entry unmeasured, so the booted code could
-# extend the honest digests itself. Now: PCRs 4, 8, 9 and 11 get an
-# EV_SEPARATOR error event (0x00000001), the platform hierarchy is locked,
-# the entry is refused, and the next entry boots with PCRs that can never
-# equal an honest boot's: its PCR 9 differs from the same entry's PCR 9 in an
-# honest boot (a fresh TPM), and the log the OS gets (tpm2_eventlog) shows
-# the cap events and still replays to the TPM's PCRs.
+# Issue 23, finding 2: a measurement that fails must fail closed. An
+# attacker who controls the disk picks a failure (here: a command line that
+# is not UTF-8) so that lboot measures nothing more, boots the entry, and
+# the booted code extends the digests an honest boot would have: PCR 4 and 9
+# then equal an honest boot's and sealed secrets unseal.
+#
+# Three boots, SeaBIOS + swtpm (tpm-tis), the target OS printing its PCRs:
+#  1. honest: the entry with command line CMD; the target's PCR 4 and 9
+#     (sha256), and the host checks its own arithmetic: PCR 9 equals
+#     sha256 extends of CMD's UTF-16 and the initrd from zero.
+#  2. the attack, lboot.tpm=best-effort (so it boots and the target can
+#     show the PCRs): CMD plus a byte that is not UTF-8. lboot must say the
+#     PCRs are capped and lock the platform hierarchy; the target's PCR 4
+#     and 9, and those PCRs completed with the honest digests (the kernel's
+#     again for 4; CMD's and the initrd's for 9), must all differ from boot 1.
+#  3. the attack without lboot.tpm=: refused in one line, the menu, nothing
+#     boots.
 . "$(dirname "$0")/lib.sh"
 e2e_init measure-fail
-for c in swtpm tpm2_eventlog; do
+for c in swtpm pesign iconv python3; do
 	command -v $c >/dev/null || { not_ok "$c not installed (scripts/deps.sh)"; exit 1; }
 done
 target_os
-R=$T/root
-mkdir -p "$R/loader/entries"
-cp "$TARGET_KERNEL" "$R/vmlinuz"
-cp "$TARGET_INITRD" "$R/initrd.img"
-ent() { # ID SORT OPTIONS
-	printf 'title   %s\nsort-key %s\nlinux   /vmlinuz\ninitrd  /initrd.img\noptions %s\n' "$1" "$2" "$3" \
-		>"$R/loader/entries/$1.conf"
+CMD="console=ttyS0 lboot-test.tpm quiet"
+BAD=$(printf '%s x=\xff' "$CMD")
+mkroot() { # DIR TITLE OPTIONS
+	mkdir -p "$1/loader/entries"
+	cp "$TARGET_KERNEL" "$1/vmlinuz"
+	cp "$TARGET_INITRD" "$1/initrd.img"
+	printf 'title   %s\nlinux   /vmlinuz\ninitrd  /initrd.img\noptions %s\n' "$2" "$3" \
+		>"$1/loader/entries/m.conf"
 }
-ent bad a "console=ttyS0 lboot-test.tpm lboot-test=bad x=$(printf '\xf0\x9f\x98\x80') quiet"
-ent good b "console=ttyS0 lboot-test.tpm lboot-test=good quiet"
-printf 'default bad.conf\ntimeout 0\n' >"$R/loader/loader.conf"
-mkpart_ext4 "$T/p1.img" 48 "$R" MFAIL
-mkdisk_gpt "$T/disk.img" "$T/p1.img:xbootldr:boot"
+mkroot "$T/honest" honest "$CMD"
+mkroot "$T/evil" evil "$BAD"
+mkpart_ext4 "$T/h.img" 48 "$T/honest" MEASURED
+mkdisk_gpt "$T/honest.img" "$T/h.img:xbootldr:boot"
+mkpart_ext4 "$T/e.img" 48 "$T/evil" MEASURED
+mkdisk_gpt "$T/evil.img" "$T/e.img:xbootldr:boot"
+mkdir -p "$T/st"
 SWTPM=
-swtpm_start() { # STATEDIR
-	mkdir -p "$1"
+trap 'qemu_stop; [ -n "$SWTPM" ] && kill $SWTPM 2>/dev/null; e2e_dump_on_fail' EXIT
+boot() { # DISK [APPEND]: a fresh power-on with the TPM
 	rm -f "$T/sock"
-	swtpm socket --tpm2 --tpmstate dir="$1" --ctrl type=unixio,path="$T/sock" --terminate \
+	swtpm socket --tpm2 --tpmstate dir="$T/st" --ctrl type=unixio,path="$T/sock" --terminate \
 		>>"$T/swtpm.log" 2>&1 &
 	SWTPM=$!
 	for i in $(seq 1 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
+	E2E_APPEND="lboot.timeout=0 ${2:-}" qemu_start -drive "file=$1,format=raw,if=virtio" \
+		-chardev socket,id=chrtpm,path="$T/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm \
+		-device tpm-tis,tpmdev=tpm0
 }
-trap 'qemu_stop; [ -n "$SWTPM" ] && kill $SWTPM 2>/dev/null; e2e_dump_on_fail' EXIT
-TPMDEV=(-chardev socket,id=chrtpm,path="$T/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-tis,tpmdev=tpm0)
-pcr() { tr -d '\r' <"$T/serial.log" | sed -n "s/^lboot-target: pcr sha256 $1 //p"; }
-
-swtpm_start "$T/st1"
-qemu_start -drive "file=$T/disk.img,format=raw,if=virtio" "${TPMDEV[@]}"
-expect "lboot: TPM: measuring 'bad' failed: .*PCRs 4, 8, 9, 11 capped; not booting it" 180 &&
-	ok "the measurement failure caps the PCRs and refuses the entry" ||
-	not_ok "the measurement failure caps the PCRs and refuses the entry"
-expect "lboot: refused: 'bad' \(/dev/vda1\): TPM: measuring failed \(PCRs capped\)" 30 &&
-	ok "one line names the entry and the reason" || not_ok "one line names the entry and the reason"
-expect 'lboot-target: powering off' 300 && ok "the next entry boots" || not_ok "the next entry boots"
-S=$T/serial.txt
-tr -d '\r' <"$T/serial.log" >"$S"
-grep -q 'lboot: TPM: platform hierarchy locked' "$S" && ok "platform hierarchy locked" ||
-	not_ok "platform hierarchy locked"
-grep -q 'lboot-target: cmdline: .*lboot-test=good' "$S" && ! grep -q 'lboot-target: cmdline: .*lboot-test=bad' "$S" &&
-	ok "the unmeasurable entry never booted" || not_ok "the unmeasurable entry never booted"
-p9cap=$(pcr 9) p4cap=$(pcr 4)
-sed -n 's/^lboot-target: tpmlog: \([0-9a-f]*\)$/\1/p' "$S" | xxd -r -p >"$T/log.bin"
-tpm2_eventlog "$T/log.bin" >"$T/log.yaml" 2>"$T/eventlog.err" && ok "tpm2_eventlog parses the log the OS got" ||
-	not_ok "tpm2_eventlog parses the log the OS got"
-python3 - "$T/log.yaml" >"$T/caps.txt" <<'PY'
-import re, sys
-cur = {}
-caps = set()
-for line in open(sys.argv[1]):
-    m = re.match(r'\s*PCRIndex:\s*(\d+)', line)
-    if m: cur = {'pcr': int(m.group(1))}; continue
-    m = re.match(r'\s*EventType:\s*(\S+)', line)
-    if m: cur['type'] = m.group(1); continue
-    m = re.match(r'\s*Event:\s*"?([0-9a-fA-F]+)"?', line)
-    if m and cur.get('type') == 'EV_SEPARATOR' and m.group(1).lower() == '01000000':
-        caps.add(cur['pcr'])
-print('caps', ' '.join(str(p) for p in sorted(caps)))
+pcr() { tr -d '\r' <"$T/serial.log" | sed -n "s/^lboot-target: pcr sha256 $1 //p" | tr 'A-F' 'a-f'; }
+# ext OLD DIGEST...: the PCR value after extending each digest (sha256)
+ext() {
+	python3 - "$@" <<'PY'
+import hashlib, sys
+v = bytes.fromhex(sys.argv[1])
+for d in sys.argv[2:]:
+    v = hashlib.sha256(v + bytes.fromhex(d)).digest()
+print(v.hex())
 PY
-grep -q '^caps 4 8 9 11$' "$T/caps.txt" && ok "the log holds the error separators of PCRs 4, 8, 9, 11" ||
-	{ not_ok "the log holds the error separators of PCRs 4, 8, 9, 11 ($(cat "$T/caps.txt"))"; sed 's/^/# /' "$T/log.yaml" | grep -B2 -A6 SEPARATOR | head -40; }
-qemu_stop
-kill $SWTPM 2>/dev/null; wait $SWTPM 2>/dev/null
+}
+ZERO=$(printf '0%.0s' $(seq 1 64))
+dk=$(pesign -h -d sha256 -i "$T/honest/vmlinuz" | sed -n 's/^hash: //p' | tr 'A-F' 'a-f')
+dc=$( { printf '%s' "$CMD" | iconv -f utf-8 -t utf-16le; printf '\0\0'; } | sha256sum | cut -d' ' -f1)
+di=$(sha256sum <"$T/honest/initrd.img" | cut -d' ' -f1)
 
-# the honest boot of the same entry on a fresh TPM: its PCRs 4 and 9
-printf 'default good.conf\ntimeout 0\n' >"$R/loader/loader.conf"
-rm "$R/loader/entries/bad.conf"
-mkpart_ext4 "$T/p1.img" 48 "$R" MFAIL
-mkdisk_gpt "$T/disk2.img" "$T/p1.img:xbootldr:boot"
-swtpm_start "$T/st2"
-qemu_start -drive "file=$T/disk2.img,format=raw,if=virtio" "${TPMDEV[@]}"
-expect 'lboot-target: powering off' 300 && ok "honest boot on a fresh TPM" || not_ok "honest boot on a fresh TPM"
-p9=$(pcr 9) p4=$(pcr 4)
-[ -n "$p9" ] && [ -n "$p9cap" ] && [ "$p9" != "$p9cap" ] && [ "$p4" != "$p4cap" ] &&
-	ok "after the cap, PCRs 4 and 9 differ from an honest boot's (4: $p4cap vs $p4)" ||
-	not_ok "after the cap, PCRs 4 and 9 differ from an honest boot's (4: $p4cap vs $p4, 9: $p9cap vs $p9)"
+# 1. honest
+boot "$T/honest.img"
+expect "lboot: measured 'honest': PCR 4 kernel, PCR 9 command line and initrd" 180 &&
+	expect 'lboot-target: powering off' 240 && ok "honest boot measured and up" || not_ok "honest boot measured and up"
+p4h=$(pcr 4) p9h=$(pcr 9)
+qemu_stop; kill $SWTPM 2>/dev/null; wait $SWTPM 2>/dev/null; SWTPM=
+[ -n "$p9h" ] && [ -n "$dk" ] && [ "$(ext "$ZERO" "$dc" "$di")" = "$p9h" ] &&
+	ok "honest PCR 9 = extends of the command line's UTF-16 and the initrd (the host's arithmetic holds)" ||
+	not_ok "honest PCR 9 = extends of the command line's UTF-16 and the initrd (PCR 9 $p9h)"
+
+# 2. the attack, booted anyway (lboot.tpm=best-effort)
+boot "$T/evil.img" lboot.tpm=best-effort
+expect "lboot: TPM: measuring 'evil' failed: the command line: not valid UTF-8; PCRs 0-9, 11-13 capped \(EV_SEPARATOR 1\); booting it anyway \(lboot.tpm=best-effort\)" 180 &&
+	ok "a command line that is not UTF-8: measuring fails in one line, PCRs capped" ||
+	not_ok "a command line that is not UTF-8: measuring fails in one line, PCRs capped"
+expect 'lboot-target: powering off' 240 && ok "best-effort: the entry boots" || not_ok "best-effort: the entry boots"
+grep -q 'lboot: TPM: platform hierarchy locked' <(tr -d '\r' <"$T/serial.log") &&
+	ok "platform hierarchy locked after the failure" || not_ok "platform hierarchy locked after the failure"
+p4e=$(pcr 4) p9e=$(pcr 9)
+qemu_stop; kill $SWTPM 2>/dev/null; wait $SWTPM 2>/dev/null; SWTPM=
+log "honest PCR 4 $p4h 9 $p9h; after the failed measurement PCR 4 $p4e 9 $p9e"
+if [ -z "$p4e" ] || [ -z "$p9e" ] || [ -z "$p4h" ]; then
+	not_ok "the target read PCRs 4 and 9 after the failed measurement"
+else
+	[ "$p4e" != "$p4h" ] && [ "$(ext "$p4e" "$dk")" != "$p4h" ] &&
+		ok "PCR 4 is not an honest boot's, nor completable with the kernel's digest" ||
+		not_ok "PCR 4 is not an honest boot's, nor completable with the kernel's digest"
+	[ "$p9e" != "$p9h" ] && [ "$(ext "$p9e" "$dc" "$di")" != "$p9h" ] && [ "$(ext "$p9e" "$di")" != "$p9h" ] &&
+		ok "PCR 9 cannot be completed to an honest boot's with the honest command line and initrd digests" ||
+		not_ok "PCR 9 cannot be completed to an honest boot's with the honest command line and initrd digests"
+fi
+
+# 3. the attack, default policy: refused, nothing boots
+boot "$T/evil.img"
+expect "lboot: refused: 'evil' \(/dev/vda1\): TPM: measuring failed \(PCRs capped; lboot.tpm=best-effort boots it\)" 180 &&
+	ok "default: the entry whose measurement failed is refused in one line" ||
+	not_ok "default: the entry whose measurement failed is refused in one line"
+expect 'lboot> ' 30 && expect_not 'lboot-target: TARGET-OS-UP' && ok "nothing booted, menu up" ||
+	not_ok "nothing booted, menu up"
 e2e_done

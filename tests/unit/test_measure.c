@@ -19,6 +19,7 @@
 #include "measure.h"
 #include "pe.h"
 #include "tcglog.h"
+#include "uki.h"
 
 /* --- a scripted TPM -------------------------------------------------------- */
 
@@ -28,6 +29,7 @@ struct fake {
 	uint32_t fail_cc;      /* answer this command with rc */
 	uint32_t rc;
 	int garbage;           /* answer GetCapability with a cut reply */
+	size_t fail_extend_at; /* 1-based: that PCR_Extend answers rc (once) */
 	size_t extends;
 	uint8_t pcr[8][24][64];
 };
@@ -84,6 +86,10 @@ static int fake_xfer(void *ctx, const uint8_t *cmd, size_t clen, uint8_t *rsp,
 		}
 		if (f->garbage)
 			n -= 3;
+	} else if (cc == LB_TPM2_CC_PCR_Extend && f->fail_extend_at &&
+		   f->extends + 1 == f->fail_extend_at) {
+		f->fail_extend_at = 0;
+		wbe32(rsp + 6, LB_TPM2_RC_FAILURE);
 	} else if (cc == LB_TPM2_CC_PCR_Extend) {
 		/* handle, auth area (size + 9 bytes), count, {alg, digest} */
 		uint32_t pcr = be32(cmd + 10), cnt;
@@ -226,6 +232,79 @@ static void tpm2_table(uint8_t *t, uint32_t laml, uint64_t lasa)
 		t[68 + i] = (uint8_t)(lasa >> (8 * i));
 }
 
+/* A multi-profile UKI made from the fixture by rewriting its section table
+ * (sections 6-12: .sbat .sdmagic .osrel .cmdline .uname .initrd .linux):
+ *   base:      .linux (the kernel), .cmdline (the .sbat bytes)
+ *   profile 0: .profile (the .osrel bytes), .cmdline (the real one)
+ *   profile 1: .profile (the .sdmagic bytes), .initrd, .linux (.uname's)
+ * systemd-stub boots profile 0 by default: the base .linux, profile 0's
+ * .cmdline, no initrd. */
+static uint8_t *multi_profile(const uint8_t *img, size_t n)
+{
+	static const struct {
+		int from;
+		const char *name;
+	} tab[7] = {
+		{ 12, ".linux" }, { 6, ".cmdline" }, { 8, ".profile" }, { 9, ".cmdline" },
+		{ 7, ".profile" }, { 11, ".initrd" }, { 10, ".linux" },
+	};
+	uint8_t *c = malloc(n);
+	size_t t = 0;
+
+	if (!c)
+		return NULL;
+	memcpy(c, img, n);
+	for (size_t i = 0; i + 8 < n && i < 4096 && !t; i++)
+		if (!memcmp(img + i, ".text\0\0\0", 8))
+			t = i;
+	if (!t || t + 13 * 40 > n) {
+		free(c);
+		return NULL;
+	}
+	for (int k = 0; k < 7; k++) {
+		uint8_t *h = c + t + 40 * (6 + k);
+
+		memcpy(h, img + t + 40 * tab[k].from, 40);
+		memset(h, 0, 8);
+		memcpy(h, tab[k].name, strlen(tab[k].name));
+	}
+	return c;
+}
+
+/* a copy of img with section `name`'s header changed: its name's last
+ * byte to `rename` (when nonzero), or its VirtualSize to vsize */
+static uint8_t *mutate(const uint8_t *img, size_t n, const char *name, char rename,
+		       uint32_t vsize)
+{
+	uint8_t *c = malloc(n);
+	size_t k = strlen(name);
+
+	if (!c)
+		return NULL;
+	memcpy(c, img, n);
+	for (size_t i = 0; i + 12 < n && i < 4096; i++) {
+		if (memcmp(c + i, name, k) || c[i + k] != 0)
+			continue;
+		if (rename)
+			c[i + k - 1] = (uint8_t)rename;
+		else
+			memcpy(c + i + 8, &vsize, 4); /* little-endian host */
+		return c;
+	}
+	free(c);
+	return NULL;
+}
+
+/* an EV_SEPARATOR with the error value 1 in pcr among m's events */
+static int capped(const struct lb_measure *mm, uint32_t pcr)
+{
+	for (size_t i = 0; i < mm->n_ev; i++)
+		if (mm->ev[i].pcr == pcr && mm->ev[i].type == LB_EV_SEPARATOR &&
+		    mm->ev[i].size == 4 && !memcmp(mm->ev[i].data, "\1\0\0\0", 4))
+			return 1;
+	return 0;
+}
+
 int main(void)
 {
 	static struct fake f;
@@ -248,8 +327,21 @@ int main(void)
 		CHECK_INT(len, 6);
 		CHECK(!memcmp(buf, "\xe9\x00\xac\x20\0\0", 6));
 	}
-	TEST("ucs2: refuses what UCS-2 cannot hold and what is not UTF-8") {
-		CHECK_INT(lb_measure_ucs2("\xf0\x9f\x98\x80", buf, sizeof(buf), &len), -EILSEQ);
+	TEST("utf16: 4-byte UTF-8 as a surrogate pair, as UTF-16 firmware holds it") {
+		CHECK_INT(lb_measure_ucs2("a\xf0\x9f\x98\x80", buf, sizeof(buf), &len), 0);
+		CHECK_INT(len, 8);
+		CHECK(!memcmp(buf, "a\0\x3d\xd8\x00\xde\0\0", 8));
+		CHECK_INT(lb_measure_ucs2("\xf4\x8f\xbf\xbf", buf, sizeof(buf), &len), 0);
+		CHECK(!memcmp(buf, "\xff\xdb\xff\xdf\0\0", 6));
+		/* beyond U+10FFFF, overlong, 5-byte forms: not characters */
+		CHECK_INT(lb_measure_ucs2("\xf4\x90\x80\x80", buf, sizeof(buf), &len), -EILSEQ);
+		CHECK_INT(lb_measure_ucs2("\xf0\x8f\xbf\xbf", buf, sizeof(buf), &len), -EILSEQ);
+		CHECK_INT(lb_measure_ucs2("\xf8\x88\x80\x80\x80", buf, sizeof(buf), &len), -EILSEQ);
+		CHECK_INT(lb_measure_ucs2("\xf0\x9f\x98", buf, sizeof(buf), &len), -EILSEQ);
+		CHECK_INT(lb_measure_ucs2("\xf0\x9f\x98\x80", buf, 5, &len), -ENOSPC);
+		CHECK_INT(lb_measure_ucs2("\xf0\x9f\x98\x80", buf, 6, &len), 0);
+	}
+	TEST("ucs2: refuses what is not UTF-8") {
 		CHECK_INT(lb_measure_ucs2("\xc0\xaf", buf, sizeof(buf), &len), -EILSEQ);
 		CHECK_INT(lb_measure_ucs2("\xed\xa0\x80", buf, sizeof(buf), &len), -EILSEQ);
 		CHECK_INT(lb_measure_ucs2("\xc3", buf, sizeof(buf), &len), -EILSEQ);
@@ -324,9 +416,9 @@ int main(void)
 			}
 		}
 		CHECK(found);
-		/* a command line that UCS-2 cannot hold extends nothing */
+		/* a command line that is not UTF-8 extends nothing */
 		len = f.extends;
-		CHECK_INT(lb_measure_cmdline(&m, "x=\xf0\x9f\x98\x80"), -EILSEQ);
+		CHECK_INT(lb_measure_cmdline(&m, "x=\xff"), -EILSEQ);
 		CHECK_INT(f.extends, len);
 		lb_measure_close(&m);
 	}
@@ -470,6 +562,68 @@ int main(void)
 		free(img);
 		lb_measure_close(&m);
 	}
+	TEST("uki multi-profile: profile 0 over the base measured, exactly the sections that boot") {
+		static const char *const want[] = { ".linux", ".cmdline", ".profile" };
+		uint8_t *img, *c;
+		size_t n, ns = 0;
+		struct lb_uki u;
+		struct lb_pe pe;
+
+		snprintf(path, sizeof(path), "%s/uki/debian.efi", t_files());
+		img = slurp(path, &n);
+		c = img ? multi_profile(img, n) : NULL;
+		CHECK(c != NULL);
+		if (!c || lb_pe_parse(c, n, n, &pe) || lb_uki_split(c, n, &u)) {
+			CHECK(0);
+			free(img);
+			free(c);
+			continue;
+		}
+		fake4(&f);
+		CHECK_INT(lb_measure_attach(&m, fake_xfer, &f, err, sizeof(err)), 0);
+		/* no .sdmagic left: the 257+ list, .profile included */
+		CHECK_INT(lb_measure_uki(&m, c, n, &ns), 0);
+		CHECK_INT(ns, 3);
+		CHECK_INT(m.n_ev, 6);
+		for (size_t i = 0; i < 3 && m.n_ev == 6; i++) {
+			struct lb_digests d;
+
+			lb_hash_buf(LB_HASH_BIT(LB_SHA256), want[i], strlen(want[i]) + 1, &d);
+			CHECK(!memcmp(m.ev[2 * i].d.d[LB_SHA256], d.d[LB_SHA256], 32));
+		}
+		if (m.n_ev == 6) {
+			struct lb_digests d;
+
+			/* the bytes that boot (uki.c's spans) are the bytes measured */
+			lb_hash_buf(LB_HASH_BIT(LB_SHA256), c + u.linux_.off, u.linux_.len, &d);
+			CHECK(!memcmp(m.ev[1].d.d[LB_SHA256], d.d[LB_SHA256], 32));
+			lb_hash_buf(LB_HASH_BIT(LB_SHA256), c + u.cmdline.off, u.cmdline.len, &d);
+			CHECK(!memcmp(m.ev[3].d.d[LB_SHA256], d.d[LB_SHA256], 32));
+			CHECK_INT(u.cmdline.off, pe.sec[9].raw_off); /* profile 0's */
+			CHECK_INT(u.initrd.len, 0);                  /* profile 1's is not */
+		}
+		/* a .linux only in profile 0: measured (it boots) */
+		{
+			size_t t = 0, before;
+
+			for (size_t i = 0; i + 8 < n && i < 4096 && !t; i++)
+				if (!memcmp(c + i, ".text\0\0\0", 8))
+					t = i;
+			memcpy(c + t + 40 * 6, ".linuX", 6);
+			memcpy(c + t + 40 * 9, ".linux\0\0", 8);
+			before = m.n_ev;
+			CHECK_INT(lb_uki_split(c, n, &u), 0);
+			CHECK_INT(lb_measure_uki(&m, c, n, &ns), 0);
+			CHECK_INT(m.n_ev, before + 6); /* .linux .cmdline(base) .profile */
+			/* neither base nor profile 0 holds one: neither boots nor measures */
+			memcpy(c + t + 40 * 9, ".linuY\0\0", 8);
+			CHECK_INT(lb_uki_split(c, n, &u), -ENOENT);
+			CHECK_INT(lb_measure_uki(&m, c, n, &ns), -ENOENT);
+		}
+		lb_measure_close(&m);
+		free(c);
+		free(img);
+	}
 	TEST("separator, config, string: layouts") {
 		uint8_t sep[32];
 		const struct lb_measure_event *e;
@@ -512,6 +666,97 @@ int main(void)
 		CHECK_INT(lb_measure_separator(&m, 8), -ENOSPC);
 		CHECK_INT(f.extends, LB_MEASURE_MAX_EVENTS);
 		lb_measure_close(&m);
+	}
+	TEST("boot: an attacker-chosen failure caps the PCRs; the honest digests cannot complete them") {
+		static struct fake h;
+		static struct lb_measure mh;
+		static char longpath[LB_MEASURE_MAX_PATH + 2];
+		static const char *const why[] = {
+			"kernel path not UTF-8", "command line not UTF-8",
+			"kernel path too long", "UKI without .linux",
+			"UKI section VirtualSize 4 GiB", "TPM fails the third extend",
+		};
+		struct lb_measure_boot hb, b;
+		struct lb_digests ird;
+		uint8_t *img;
+		size_t n;
+
+		snprintf(path, sizeof(path), "%s/uki/debian.efi", t_files());
+		img = slurp(path, &n);
+		CHECK(img != NULL);
+		if (!img)
+			continue;
+		lb_hash_buf(LB_HASH_ALL, "initrd", 6, &ird);
+		hb = (struct lb_measure_boot){ img, n, "/EFI/Linux/debian.efi", 1,
+					       "root=/dev/sda ro", &ird };
+		fake4(&h);
+		CHECK_INT(lb_measure_attach(&mh, fake_xfer, &h, err, sizeof(err)), 0);
+		CHECK_INT(lb_measure_boot(&mh, &hb, NULL, err, sizeof(err)), 0);
+		CHECK_INT(mh.n_ev, 11); /* kernel, 4 UKI sections x 2, cmdline, initrd */
+		CHECK_INT(h.extends, 11);
+		memset(longpath, 'a', sizeof(longpath) - 1);
+		longpath[0] = '/';
+		for (int k = 0; k < 6; k++) {
+			uint8_t *bad = NULL;
+			int rc;
+
+			b = hb;
+			fake4(&f);
+			if (k == 0)
+				b.path = "/EFI/Linux/\xff.efi";
+			else if (k == 1)
+				b.cmdline = "root=/dev/sda ro init=/bin/sh \xc0\xaf";
+			else if (k == 2)
+				b.path = longpath;
+			else if (k == 3)
+				bad = mutate(img, n, ".linux", 'y', 0);
+			else if (k == 4)
+				bad = mutate(img, n, ".osrel", 0, 0xffffffffu);
+			else
+				f.fail_extend_at = 3;
+			if (k == 3 || k == 4) {
+				CHECK(bad != NULL);
+				if (!bad)
+					continue;
+				b.img = bad;
+			}
+			CHECK_INT(lb_measure_attach(&m, fake_xfer, &f, err, sizeof(err)), 0);
+			rc = lb_measure_boot(&m, &b, NULL, err, sizeof(err));
+			if (!rc || !strstr(err, "capped"))
+				printf("# %s: rc %d, %s\n", why[k], rc, err);
+			CHECK(rc != 0);
+			CHECK(strstr(err, "capped (EV_SEPARATOR 1)") != NULL);
+			/* built before any extend: only the caps went in */
+			CHECK_INT(f.extends, (k == 5 ? 2 : 0) + 13);
+			for (uint32_t p = 0; p < 14; p++)
+				CHECK(capped(&m, p) == (p != 10));
+			/* the booted code extends exactly an honest boot's events */
+			for (size_t i = 0; i < mh.n_ev; i++)
+				CHECK_INT(lb_measure_digest(&m, mh.ev[i].pcr, mh.ev[i].type,
+							    &mh.ev[i].d, NULL, 0), 0);
+			for (size_t bk = 0; bk < 4; bk++) {
+				CHECK(memcmp(f.pcr[bk][4], h.pcr[bk][4], 64) != 0);
+				CHECK(memcmp(f.pcr[bk][9], h.pcr[bk][9], 64) != 0);
+				CHECK(memcmp(f.pcr[bk][11], h.pcr[bk][11], 64) != 0);
+			}
+			lb_measure_close(&m);
+			free(bad);
+		}
+		/* what an honest boot may hold measures: a character beyond the
+		 * BMP, a path of 600 bytes */
+		b = hb;
+		b.cmdline = "root=/dev/sda ro x=\xf0\x9f\x98\x80";
+		longpath[600] = 0;
+		b.path = longpath;
+		fake4(&f);
+		CHECK_INT(lb_measure_attach(&m, fake_xfer, &f, err, sizeof(err)), 0);
+		CHECK_INT(lb_measure_boot(&m, &b, NULL, err, sizeof(err)), 0);
+		CHECK_INT(f.extends, 11);
+		CHECK(!capped(&m, 4) && !capped(&m, 9));
+		CHECK(m.ev[0].size == 32 + 4 + 1202 + 4);
+		lb_measure_close(&m);
+		lb_measure_close(&mh);
+		free(img);
 	}
 	TEST("lock platform: new auth; already locked counts as locked") {
 		fake4(&f);

@@ -45,6 +45,45 @@ static size_t sect_hdr(const uint8_t *img, size_t n, const char *name)
 	return 0;
 }
 
+/* A multi-profile UKI made from the fixture by rewriting its section table
+ * (sections 6-12: .sbat .sdmagic .osrel .cmdline .uname .initrd .linux):
+ *   base:      .linux (the kernel), .cmdline (the .sbat bytes)
+ *   profile 0: .profile (the .osrel bytes), .cmdline (the real one)
+ *   profile 1: .profile (the .sdmagic bytes), .initrd, .linux (.uname's)
+ * systemd-stub boots profile 0 by default: the base .linux, profile 0's
+ * .cmdline, no initrd. */
+static uint8_t *multi_profile(const uint8_t *img, size_t n)
+{
+	static const struct {
+		int from;
+		const char *name;
+	} tab[7] = {
+		{ 12, ".linux" }, { 6, ".cmdline" }, { 8, ".profile" }, { 9, ".cmdline" },
+		{ 7, ".profile" }, { 11, ".initrd" }, { 10, ".linux" },
+	};
+	uint8_t *c = malloc(n);
+	size_t t = 0;
+
+	if (!c)
+		return NULL;
+	memcpy(c, img, n);
+	for (size_t i = 0; i + 8 < n && i < 4096 && !t; i++)
+		if (!memcmp(img + i, ".text\0\0\0", 8))
+			t = i;
+	if (!t || t + 13 * 40 > n) {
+		free(c);
+		return NULL;
+	}
+	for (int k = 0; k < 7; k++) {
+		uint8_t *h = c + t + 40 * (6 + k);
+
+		memcpy(h, img + t + 40 * tab[k].from, 40);
+		memset(h, 0, 8);
+		memcpy(h, tab[k].name, strlen(tab[k].name));
+	}
+	return c;
+}
+
 int main(void)
 {
 	char path[PATH_MAX];
@@ -86,6 +125,46 @@ int main(void)
 		CHECK(u.osrel.len > 0 && !memcmp(img + u.osrel.off, "NAME=", 5));
 		CHECK_INT(u.ucode.len, 0);
 		CHECK_INT(u.dtb.len, 0);
+	}
+	TEST("uki multi-profile: profile 0 over the base, as systemd-stub boots it") {
+		uint8_t *c = multi_profile(img, n);
+		struct lb_uki u, u0;
+		struct lb_pe pe;
+
+		CHECK(c != NULL);
+		if (!c)
+			continue;
+		CHECK_INT(lb_uki_split(img, n, &u0), 0);
+		CHECK_INT(lb_pe_parse(c, n, n, &pe), 0);
+		CHECK_INT(lb_uki_split(c, n, &u), 0);
+		/* the base .linux, not profile 1's */
+		CHECK(span_is(c, u.linux_, "MZfake-bzImage-payload"));
+		/* profile 0's .cmdline overrides the base's */
+		CHECK(span_is(c, u.cmdline, "root=UUID=6a5f2b1c-0d7e-4c4f-9a51-2b3c4d5e6f70 ro quiet\n"));
+		/* profile 1's .initrd is not profile 0's */
+		CHECK_INT(u.initrd.len, 0);
+		CHECK_INT(u.osrel.len, 0);
+		CHECK(lb_pe_uki_section(&pe, ".profile") == &pe.sec[8]);
+		CHECK(lb_pe_uki_section(&pe, ".cmdline") == &pe.sec[9]);
+		CHECK(lb_pe_uki_section(&pe, ".linux") == &pe.sec[6]);
+		CHECK(lb_pe_uki_section(&pe, ".initrd") == NULL);
+		CHECK(lb_pe_uki_section(&pe, "toolongname") == NULL);
+		/* a .linux only in profile 0 boots (systemd-stub looks for it
+		 * after the overlay); profile 1's never */
+		memcpy(pe.sec[6].name, ".linuX", 6);
+		CHECK(lb_pe_uki_section(&pe, ".linux") == NULL);
+		{
+			size_t t = sect_hdr(c, n, ".text");
+
+			memcpy(c + t + 40 * 6, ".linuX", 6);
+			CHECK_INT(lb_uki_split(c, n, &u), -ENOENT);
+			memcpy(c + t + 40 * 9, ".linux\0\0", 8);
+			CHECK_INT(lb_uki_split(c, n, &u), 0);
+			CHECK(span_is(c, u.linux_, "root=UUID=6a5f2b1c-0d7e-4c4f-9a51-2b3c4d5e6f70 ro quiet\n"));
+			/* and the .cmdline is the base's (the .sbat bytes) */
+			CHECK_INT(u.cmdline.off, pe.sec[7].raw_off);
+		}
+		free(c);
 	}
 	TEST("uki split rejects bad input") {
 		struct lb_uki u;

@@ -688,15 +688,15 @@ int main(void)
 	TEST("enforce: a PE-signed UKI: its .sbat below the policy's sbat minimum is refused") {
 		/* issue 23 finding 9: tests/files/uki/uki-signed.bin (sign-uki.sh),
 		 * systemd-stub's .sbat says systemd,1 */
-		uint8_t *uki, *ca;
+		uint8_t *img, *ca;
 		size_t ulen, calen;
-		if (lb_read_path("tests/files/uki/uki-signed.bin", 1 << 20, &uki, &ulen) ||
+		if (lb_read_path("tests/files/uki/uki-signed.bin", 1 << 20, &img, &ulen) ||
 		    lb_read_path("tests/files/uki/test-ca.der", 1 << 16, &ca, &calen)) {
 			SKIP("no tests/files/uki/uki-signed.bin or test-ca.der");
 			continue;
 		}
-		put("disk/uki.efi", uki, ulen);
-		free(uki);
+		put("disk/uki.efi", img, ulen);
+		free(img);
 		pol.cas[0].der = ca;
 		pol.cas[0].len = calen;
 		pol.n_cas = 1;
