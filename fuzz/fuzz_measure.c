@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2: {
 		/* all or nothing: a boot whose image fails to measure leaves
 		 * only the caps (13 separators) behind, never part of the boot */
-		struct lb_measure_boot b = { data + 1, size - 1, "/vmlinuz", 1, "x", NULL };
+		struct lb_measure_boot b = { data + 1, size - 1, "/vmlinuz", 1, "x", NULL, "verified" };
 		size_t before;
 		int rc;
 

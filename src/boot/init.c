@@ -425,6 +425,7 @@ static int measure_stage(const struct lb_entry *e, struct lb_stage *st)
 	struct lb_measure_boot b = {
 		.path = e->kernel, .is_uki = st->is_uki, .cmdline = st->cmdline,
 		.initrd = st->initrd.fd >= 0 ? &st->initrd.dig : NULL,
+		.verdict = st->verdict[0] ? st->verdict : "NOT verified (verify off)",
 	};
 	char err[256] = "", lerr[256] = "";
 	size_t nsec = 0;

@@ -56,6 +56,10 @@ struct lb_stage {
 	long cmdmax;                   /* the kernel's setup header limit */
 	char initrds[1024];            /* "PATH,PATH" for messages */
 	char neterr[256];              /* a fetch's one-line error */
+	char verdict[768];             /* the verifier's evidence for these bytes
+					* (trust/verify.c: what covered what, or
+					* why it boots unverified); "" when no
+					* verifier ran. The log and PCR 8 record it. */
 };
 
 /*

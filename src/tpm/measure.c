@@ -672,6 +672,14 @@ int lb_measure_boot(struct lb_measure *m, const struct lb_measure_boot *b, size_
 		what = "the initrd";
 		rc = lb_measure_initrd(m, b->initrd);
 	}
+	if (!rc && b->verdict) {
+		char v[LB_MEASURE_VERDICT_MAX];
+
+		what = "the verdict";
+		snprintf(v, sizeof(v), "verify: %s", b->verdict);
+		if (!(rc = lb_measure_string(m, v)))
+			rc = lb_measure_separator(m, LB_MEASURE_PCR_LBOOT);
+	}
 	if (!rc) {
 		what = "extending";
 		rc = lb_measure_stage_commit(m);

@@ -38,6 +38,7 @@
 
 #define LB_MEASURE_MAX_EVENTS  128
 #define LB_MEASURE_MAX_DATA    16384   /* event data bytes per event */
+#define LB_MEASURE_VERDICT_MAX 1024    /* "verify: " + the verifier's evidence (PCR 8) */
 #define LB_MEASURE_MAX_PATH    4096    /* bytes of a kernel path (PATH_MAX) */
 #define LB_MEASURE_MAX_CMDLINE 4096    /* bytes of command line (UTF-8) */
 #define LB_MEASURE_MAX_LAML    (16u << 20) /* largest ACPI log area we touch */
@@ -124,10 +125,13 @@ struct lb_measure_boot {
 	int is_uki;
 	const char *cmdline;            /* NULL: "" */
 	const struct lb_digests *initrd;/* NULL: no initrd */
+	const char *verdict;            /* the verifier's evidence (PCR 8), NULL: none */
 };
 /*
  * The kernel (PCR 4), a UKI's sections (PCR 11), the command line and the
- * initrd (PCR 9), all built before the first extend (stage/commit above).
+ * initrd (PCR 9), the verifier's verdict ("lboot: verify: ...", EV_IPL)
+ * and a separator that closes PCR 8 (nothing after it can pass for this
+ * boot's decisions), all built before the first extend (stage/commit above).
  * When any cannot be built or an extend fails: the PCRs in
  * LB_MEASURE_CAP_PCRS are capped, err says what failed, and the error is
  * returned (the caller refuses the entry, and locks the platform hierarchy

@@ -433,8 +433,10 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 	size_t mlen = 0, n_entry = 0;
 	int r;
 
-	if (p->mode == LB_VERIFY_OFF)
+	if (p->mode == LB_VERIFY_OFF) {
+		snprintf(st->verdict, sizeof(st->verdict), "NOT verified (verify off)");
 		return 0;
+	}
 	for (size_t i = 0; i < st->n_parts; i++)
 		n_entry += st->part[i].from_entry;
 	if (p->err[0]) {
@@ -476,16 +478,22 @@ int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 	}
 verdict:
 	if (!r) {
+		snprintf(st->verdict, sizeof(st->verdict),
+			 "verified '%.200s': kernel, %zu initrd%s and command line by %s",
+			 e->title ? e->title : "", n_entry, n_entry == 1 ? "" : "s", how);
 		if (v->log)
-			fprintf(v->log, "lboot: verified '%s': kernel, %zu initrd%s and command line by %s\n",
-				e->title ? e->title : "", n_entry, n_entry == 1 ? "" : "s", how);
+			fprintf(v->log, "lboot: %s\n", st->verdict);
 		return 0;
 	}
 	if (p->mode == LB_VERIFY_WARN) {
+		snprintf(st->verdict, sizeof(st->verdict), "NOT verified (verify warn) '%.200s': %s",
+			 e->title ? e->title : "", why);
 		if (v->log)
 			fprintf(v->log, "lboot: verify (warn): '%s': %s; booting it anyway\n",
 				e->title ? e->title : "", why);
 		return 0;
 	}
+	snprintf(st->verdict, sizeof(st->verdict), "refused '%.200s': %s", e->title ? e->title : "",
+		 why);
 	return -EKEYREJECTED;
 }

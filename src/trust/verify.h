@@ -47,7 +47,13 @@ int lb_verify_config(void *arg, const struct lb_fs *fs, const char *path,
 int lb_verify_url_config(const struct lb_verifier *v, const char *url,
 			 const uint8_t *buf, size_t len);
 
-/* The lb_kexec_req check: arg is a struct lb_verifier. */
+/* The lb_kexec_req check: arg is a struct lb_verifier. The one place that
+ * decides what may boot, from the policy and the staged bytes (and where
+ * the command line came from: the staged UKI, a checked config's recorded
+ * line, an allowed edit). Its evidence goes into st->verdict, whatever the
+ * outcome: "verified 'TITLE': ... by manifest PATH vN, key K" (or key K,
+ * PE signature), "NOT verified (verify warn|off) ...", "refused ...";
+ * the boot log prints it and measured boot extends it into PCR 8. */
 int lb_verify_stage(void *arg, const struct lb_entry *e, struct lb_stage *st,
 		    char *why, size_t whysz);
 

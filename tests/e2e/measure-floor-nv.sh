@@ -25,10 +25,10 @@ title   $id
 sort-key $sk
 linux   /vmlinuz
 initrd  /initrd.img
-options console=ttyS0 lboot-test=$id quiet
+options console=ttyS0 lboot-test=$id lboot-test.tpm quiet
 EOT
 	"$OUT/lboot" manifest -o "$R/loader/entries/$id.manifest" --entry "$id" --kernel "$R/vmlinuz" \
-		--initrd "$R/initrd.img" --cmdline "console=ttyS0 lboot-test=$id quiet" \
+		--initrd "$R/initrd.img" --cmdline "console=ttyS0 lboot-test=$id lboot-test.tpm quiet" \
 		--version "$ver" --expires 2099-01-01 &&
 	minisign -S -s "$K/k.key" -m "$R/loader/entries/$id.manifest" -t "$id" >/dev/null ||
 		{ not_ok "manifest $id"; exit 1; }
@@ -69,6 +69,12 @@ expect "lboot: refused: 'old' \(/dev/vda1\): /loader/entries/old.manifest: versi
 expect "lboot: verified 'new': kernel, 1 initrd and command line by manifest /loader/entries/new.manifest v5" 120 &&
 	ok "manifest v5 verified" || not_ok "manifest v5 verified"
 expect 'lboot-target: cmdline: .*lboot-test=new' 240 && ok "v5 entry booted" || not_ok "v5 entry booted"
+# the verifier's evidence is measured into PCR 8 (issue 23): the log the OS
+# gets names the manifest, its version and the key
+expect 'lboot-target: tpmlog-end' 120
+tr -d '\r' <"$T/serial.log" | sed -n 's/^lboot-target: tpmlog: \([0-9a-f]*\)$/\1/p' | xxd -r -p >"$T/log.bin"
+grep -aq "lboot: verify: verified 'new': kernel, 1 initrd and command line by manifest /loader/entries/new.manifest v5, key " "$T/log.bin" &&
+	ok "PCR 8 holds the verdict: manifest v5 and its key" || not_ok "PCR 8 holds the verdict: manifest v5 and its key"
 qemu_stop
 kill $SWTPM 2>/dev/null; wait $SWTPM 2>/dev/null
 

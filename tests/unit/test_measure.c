@@ -688,12 +688,29 @@ int main(void)
 			continue;
 		lb_hash_buf(LB_HASH_ALL, "initrd", 6, &ird);
 		hb = (struct lb_measure_boot){ img, n, "/EFI/Linux/debian.efi", 1,
-					       "root=/dev/sda ro", &ird };
+					       "root=/dev/sda ro", &ird,
+					       "verified 'debian': kernel, 0 initrds and command line by PE signature" };
 		fake4(&h);
 		CHECK_INT(lb_measure_attach(&mh, fake_xfer, &h, err, sizeof(err)), 0);
 		CHECK_INT(lb_measure_boot(&mh, &hb, NULL, err, sizeof(err)), 0);
-		CHECK_INT(mh.n_ev, 11); /* kernel, 4 UKI sections x 2, cmdline, initrd */
-		CHECK_INT(h.extends, 11);
+		/* kernel, 4 UKI sections x 2, cmdline, initrd, the verdict and
+		 * PCR 8's separator */
+		CHECK_INT(mh.n_ev, 13);
+		CHECK_INT(h.extends, 13);
+		{
+			static const char want[] = "lboot: verify: verified 'debian': kernel, 0 initrds "
+						   "and command line by PE signature";
+			const struct lb_measure_event *v = &mh.ev[11], *sp = &mh.ev[12];
+			struct lb_digests dd;
+
+			CHECK(v->pcr == 8 && v->type == LB_EV_IPL);
+			CHECK(v->size == sizeof(want) && !memcmp(v->data, want, sizeof(want)));
+			/* the digest is over the string without "lboot: " (GRUB's way) */
+			lb_hash_buf(LB_HASH_BIT(LB_SHA256), want + 7, sizeof(want) - 8, &dd);
+			CHECK(!memcmp(v->d.d[LB_SHA256], dd.d[LB_SHA256], 32));
+			CHECK(sp->pcr == 8 && sp->type == LB_EV_SEPARATOR && sp->size == 4 &&
+			      !memcmp(sp->data, "\0\0\0\0", 4));
+		}
 		memset(longpath, 'a', sizeof(longpath) - 1);
 		longpath[0] = '/';
 		for (int k = 0; k < 6; k++) {
@@ -738,6 +755,7 @@ int main(void)
 				CHECK(memcmp(f.pcr[bk][4], h.pcr[bk][4], 64) != 0);
 				CHECK(memcmp(f.pcr[bk][9], h.pcr[bk][9], 64) != 0);
 				CHECK(memcmp(f.pcr[bk][11], h.pcr[bk][11], 64) != 0);
+				CHECK(memcmp(f.pcr[bk][8], h.pcr[bk][8], 64) != 0);
 			}
 			lb_measure_close(&m);
 			free(bad);
@@ -751,7 +769,7 @@ int main(void)
 		fake4(&f);
 		CHECK_INT(lb_measure_attach(&m, fake_xfer, &f, err, sizeof(err)), 0);
 		CHECK_INT(lb_measure_boot(&m, &b, NULL, err, sizeof(err)), 0);
-		CHECK_INT(f.extends, 11);
+		CHECK_INT(f.extends, 13);
 		CHECK(!capped(&m, 4) && !capped(&m, 9));
 		CHECK(m.ev[0].size == 32 + 4 + 1202 + 4);
 		lb_measure_close(&m);
