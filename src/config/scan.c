@@ -317,8 +317,7 @@ static void reads_apply(struct lb_entries *g)
 		}
 		/* no file read for it: marked, but names none (verify.c then
 		 * covers no command line by it) */
-		lb_entry_mark_checked(e, rc, bad || first ? (bad ? bad : first)->path :
-				      e->cfg_file);
+		lb_entry_mark_checked(e, rc, bad || first ? (bad ? bad : first)->path : NULL);
 	}
 	reads_clear();
 }
