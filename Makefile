@@ -93,7 +93,7 @@ out/initramfs-busybox.cpio.xz: out/lboot out/lboot-target
 	out/lboot mkinitramfs -o $@ --init out/lboot-target --busybox
 
 # --- tests ----------------------------------------------------------------------
-build/tests/test_%: tests/unit/test_%.c $(ASAN_OBJ) tests/unit/t.h
+build/tests/test_%: tests/unit/test_%.c $(ASAN_OBJ) tests/unit/t.h tests/unit/uki_fixture.h
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -Itests/unit -o $@ $< $(ASAN_OBJ) $(HOST_LIBS)
 build/tests/fuzz_%: fuzz/fuzz_%.c fuzz/replay.c $(ASAN_OBJ)
