@@ -31,8 +31,8 @@ HOST_LIBS += $(CRYPTO_LIBS)
 # static musl target and the ASan tests alike; inside each, protocol and
 # parser files do no I/O policy and no logging, the orchestration files do.
 CORE_SRC   := $(filter-out src/trust/fortify_shim.c,$(sort $(foreach d,$(CORE_DIRS),$(wildcard src/$(d)/*.c))))
-# Host-only modules (may use liblzma, zlib): UEFI images, compression, mkrom.
-LIBH_SRC   := $(sort $(wildcard src/uefi/*.c) $(wildcard src/host/*.c))
+# Host-only modules (may use liblzma, zlib): UEFI images, CBFS, compression, mkrom.
+LIBH_SRC   := $(sort $(wildcard src/uefi/*.c) $(wildcard src/host/*.c) $(wildcard src/cbfs/*.c))
 CMD_SRC    := $(sort $(wildcard src/cmd/*.c))
 HOST_CMDS   := $(shell sh scripts/applets.sh files LB_HOST $(CMD_SRC))
 TARGET_CMDS := $(shell sh scripts/applets.sh files LB_TARGET $(CMD_SRC))

@@ -519,15 +519,6 @@ static int apply(struct lb_uefi_image *img, struct op *o)
 	return -EINVAL;
 }
 
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (stat(a, &sa) || stat(b, &sb))
-		return 0;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int cmd_edit(int argc, char **argv)
 {
 	struct op *ops = calloc((size_t)argc + 1, sizeof(*ops));
@@ -603,7 +594,7 @@ static int cmd_edit(int argc, char **argv)
 		lb_err("edit needs IMAGE and -o OUT");
 		goto usage;
 	}
-	if (!strcmp(image, out) || same_file(image, out)) {
+	if (!strcmp(image, out) || lb_same_file(image, out)) {
 		lb_err("%s: refusing to overwrite the input image", out);
 		goto usage;
 	}

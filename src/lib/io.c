@@ -93,6 +93,15 @@ int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len)
 	return r;
 }
 
+int lb_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int lb_write_atomic(const char *path, const void *p, size_t len, mode_t mode)
 {
 	struct stat st;

@@ -30,6 +30,10 @@ int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len);
  * replaced. */
 int lb_write_atomic(const char *path, const void *p, size_t len, mode_t mode);
 
+/* Do paths a and b name the same file (device and inode)? 0 if either
+ * does not exist. Host tools refuse an output that is their input. */
+int lb_same_file(const char *a, const char *b);
+
 /* A small text attribute (sysfs, proc): one read(2) of at most sz - 1
  * bytes, NUL-terminated, trailing newlines and spaces cut. -EIO on a read
  * error. */

@@ -68,4 +68,33 @@ static inline void put_le64(void *v, unsigned long long x)
 	put_le32(p + 4, (unsigned int)(x >> 32));
 }
 
+/* big-endian: XFS, coreboot's CBFS headers, attributes and payload segments */
+static inline unsigned short be16(const void *v)
+{
+	const unsigned char *p = v;
+	return (unsigned short)(p[0] << 8 | p[1]);
+}
+
+static inline unsigned int be32(const void *v)
+{
+	const unsigned char *p = v;
+	return (unsigned int)p[0] << 24 | (unsigned int)p[1] << 16 | (unsigned int)p[2] << 8 |
+	       (unsigned int)p[3];
+}
+
+static inline unsigned long long be64(const void *v)
+{
+	const unsigned char *p = v;
+	return (unsigned long long)be32(p) << 32 | be32(p + 4);
+}
+
+static inline void put_be32(void *v, unsigned int x)
+{
+	unsigned char *p = v;
+	p[0] = (unsigned char)(x >> 24);
+	p[1] = (unsigned char)(x >> 16);
+	p[2] = (unsigned char)(x >> 8);
+	p[3] = (unsigned char)x;
+}
+
 #endif

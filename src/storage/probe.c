@@ -291,21 +291,6 @@ int lb_probe_iso9660(const uint8_t *buf, size_t len, struct lb_probe *out)
 
 /* --- XFS ------------------------------------------------------------------------ */
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
-
 #define XFS_VERSION_NUMBITS 0x000f
 /* v5 incompat features Linux 6.1 knows: ftype, sparse inodes, meta_uuid,
  * bigtime, needsrepair, nrext64 */

@@ -294,4 +294,9 @@ int lb_uefi_node_bytes(struct lb_uefi_image *img, struct lb_uefi_node *n, int bo
 const char *lb_uefi_kind_name(enum lb_uefi_kind k);
 const char *lb_uefi_type_name(const struct lb_uefi_node *n);
 
+/* LZMA as EDK2 and coreboot write it (5 property bytes, 64-bit little-endian
+ * size, raw LZMA1): decode to a malloc'd buffer of at most max bytes. */
+int lb_uefi_lzma_decode(const uint8_t *in, size_t len, size_t max, uint8_t **out,
+			size_t *out_len);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uefi.h"
 #include "uefi_int.h"
 
 #define LZMA_HDR 13u
@@ -82,6 +83,12 @@ out:
 	free(buf);
 	free(opt);
 	return rc;
+}
+
+int lb_uefi_lzma_decode(const uint8_t *in, size_t len, size_t max, uint8_t **out,
+			size_t *out_len)
+{
+	return uefi_lzma_decode(in, len, 0, max, out, out_len);
 }
 
 int uefi_lzma_encode(const uint8_t *in, size_t len, int x86, uint8_t **out, size_t *out_len)

@@ -1,0 +1,217 @@
+#!/bin/bash
+# lboot cbfs vs coreboot's own cbfstool (Debian coreboot-utils): ROMs made
+# by cbfstool (FMAP with two CBFS regions; a legacy master-header image);
+# the same listing as `cbfstool print` in every region, the same payload
+# segments as `cbfstool print -v`, the same bytes as `cbfstool extract`
+# (decompressed and -U raw); bad input: one line naming what and where,
+# exit 1, no output written, the input never overwritten.
+cd "$(dirname "$0")/../.." || exit 1
+L=$PWD/out/lboot
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1"; }
+check() { # name cond-cmd...
+	local n=$1; shift
+	if "$@"; then ok "$n"; else nok "$n"; fi
+}
+
+if ! [ -x "$L" ]; then nok "cbfs: out/lboot missing"; exit 1; fi
+for t in cbfstool fmaptool; do
+	if ! command -v $t >/dev/null; then
+		echo "# $t missing (apt-get install coreboot-utils)"; nok "cbfs: $t"; exit 1
+	fi
+done
+cd "$T" || exit 1
+
+# --- the ROMs, made by coreboot's tool -------------------------------------------
+seq 1 50000 >txt
+head -c 100000 /dev/urandom >rnd
+echo hi >small
+printf 'lboot\n' >initrd
+cat >a.fmd <<'EOF'
+FLASH@0 0x1000000 {
+	BIOS@0 0x1000000 {
+		RW_MRC_CACHE@0 0x10000
+		FMAP@0x10000 0x800
+		FW_MAIN_A(CBFS)@0x20000 0x100000
+		COREBOOT(CBFS)@0x200000 0xe00000
+	}
+}
+EOF
+KERNEL=$OLDPWD/out/bzImage
+[ -f "$KERNEL" ] || KERNEL=$(ls /boot/vmlinuz-* 2>/dev/null | head -1)
+made=1
+{
+	fmaptool a.fmd a.fmap &&
+	cbfstool a.rom create -M a.fmap -r COREBOOT,FW_MAIN_A &&
+	cbfstool a.rom add -f txt -n cfg/lzma -t raw -c lzma &&
+	cbfstool a.rom add -f txt -n cfg/lz4 -t raw -c lz4 &&
+	cbfstool a.rom add -f rnd -n rnd -t raw -A sha256 &&
+	cbfstool a.rom add-int -i 0x1234 -n int1 &&
+	cbfstool a.rom add-flat-binary -f txt -n flat/lz4 -l 0x100000 -e 0x100010 -c lz4 &&
+	cbfstool a.rom add-flat-binary -f txt -n flat/lzma -l 0x200000 -e 0x200000 -c lzma &&
+	cbfstool a.rom add-payload -f "$KERNEL" -n fallback/payload -I initrd -C "console=ttyS0 quiet" &&
+	cbfstool a.rom add -f small -n small -t raw -r FW_MAIN_A &&
+	cbfstool a.rom remove -n int1 &&
+	cbfstool a.rom add -f small -n after-removed -t raw &&
+	head -c 4096 /dev/zero >bb &&
+	cbfstool l.rom create -m x86 -s 262144 -B bb &&
+	cbfstool l.rom add -f txt -n x/lzma -t raw -c lzma &&
+	cbfstool l.rom add -f small -n y -t raw
+} >made.log 2>&1 || made=0
+if [ $made = 0 ]; then
+	sed 's/^/# /' made.log; nok "cbfs: cbfstool made the test ROMs"; exit 1
+fi
+ok "cbfs: cbfstool made the test ROMs (FMAP with COREBOOT and FW_MAIN_A; legacy)"
+
+# --- the same listing ------------------------------------------------------------------
+same_ls() { # rom [region]
+	local r=() ; [ -n "$2" ] && r=(-r "$2")
+	"$L" cbfs ls "${r[@]}" "$1" >ours.txt 2>ours.err &&
+		cbfstool "$1" print "${r[@]}" >theirs.txt 2>/dev/null &&
+		diff ours.txt theirs.txt >diff.txt && ! [ -s ours.err ]
+}
+check "cbfs: ls = cbfstool print, COREBOOT (lzma, lz4, hash, flat binaries, Linux payload, a removed file)" same_ls a.rom
+[ -s diff.txt ] && sed 's/^/# /' diff.txt | head -20
+check "cbfs: ls -r FW_MAIN_A = cbfstool print -r FW_MAIN_A" same_ls a.rom FW_MAIN_A
+check "cbfs: ls = cbfstool print, legacy image (master header, no FMAP)" same_ls l.rom
+
+# the layout: the FMAP areas cbfstool layout -w names, with the same offsets and sizes
+"$L" cbfs layout --json a.rom >layout.json
+cbfstool a.rom layout -w >layout.txt 2>/dev/null
+check "cbfs: layout = cbfstool layout -w (names, offsets, sizes, which are CBFS)" python3 - <<'EOF'
+import json, re
+ours = {a["name"]: (a["offset"], a["size"], a["cbfs"]) for a in json.load(open("layout.json"))["areas"]}
+theirs = {}
+for l in open("layout.txt"):
+    m = re.match(r"'([^']+)' \(([^)]*)\)", l.strip())
+    if m:
+        d = m.group(2)
+        theirs[m.group(1)] = (int(re.search(r"offset (\d+)", d).group(1)),
+                              int(re.search(r"size (\d+)", d).group(1)), d.startswith("CBFS"))
+assert theirs and ours == theirs, (ours, theirs)
+EOF
+
+# --- payload segments ----------------------------------------------------------------------
+"$L" cbfs ls --json -r COREBOOT a.rom >ls.json
+cbfstool a.rom print -v >print-v.txt 2>/dev/null
+check "cbfs: payload segments = cbfstool print -v (type, compression, offset, load, sizes, entry)" python3 - <<'EOF'
+import json, re
+files = {f["name"]: f for a in json.load(open("ls.json"))["areas"] for f in a.get("files", [])}
+theirs, cur = {}, None
+for l in open("print-v.txt"):
+    m = re.match(r"(\S+)\s+0x[0-9a-f]+\s+simple elf", l)
+    if m:
+        cur = m.group(1); theirs[cur] = []; continue
+    if not l.startswith("    "):
+        cur = None; continue
+    if cur is None:
+        continue
+    m = re.match(r"\s+(code|data|bss|params)\s+\((\S+) compression, offset: 0x([0-9a-f]+), load: 0x([0-9a-f]+), length: (\d+)/(\d+)\)", l)
+    if m:
+        theirs[cur].append((m.group(1).upper().ljust(4)[:4], m.group(2), int(m.group(3), 16),
+                            int(m.group(4), 16), int(m.group(5)), int(m.group(6))))
+        continue
+    m = re.match(r"\s+entry \(0x([0-9a-f]+)\)", l)
+    if m:
+        theirs[cur].append(("ENTR", None, None, int(m.group(1), 16), None, None))
+assert set(theirs) == {"flat/lz4", "flat/lzma", "fallback/payload"}, theirs.keys()
+for name, segs in theirs.items():
+    ours = []
+    for s in files[name]["segments"]:
+        if s["type"] == "ENTR":
+            ours.append(("ENTR", None, None, s["load"], None, None))
+        else:
+            ours.append((s["type"], s["compression"], s["offset"], s["load"], s["size"], s["memsize"]))
+    assert ours == segs, (name, ours, segs)
+assert len(theirs["fallback/payload"]) >= 4
+EOF
+
+# --- extract ---------------------------------------------------------------------------------
+ex_same() { # rom name [flags]: ours = cbfstool extract (flags: -U for raw)
+	local raw=() ; [ "$3" = -U ] && raw=(--raw)
+	rm -f o.bin t.bin
+	"$L" cbfs extract "${raw[@]}" "$1" "$2" -o o.bin 2>ex.err &&
+		cbfstool "$1" extract -n "$2" -f t.bin ${3:-} >/dev/null 2>&1 && cmp -s o.bin t.bin
+}
+check "cbfs: extract cfg/lzma = the original and = cbfstool extract" \
+	bash -c "$(declare -f ex_same); L=$L; ex_same a.rom cfg/lzma && cmp -s o.bin txt"
+check "cbfs: extract cfg/lz4 = the original and = cbfstool extract" \
+	bash -c "$(declare -f ex_same); L=$L; ex_same a.rom cfg/lz4 && cmp -s o.bin txt"
+check "cbfs: extract --raw cfg/lz4 = cbfstool extract -U (the stored LZ4 frame)" \
+	bash -c "$(declare -f ex_same); L=$L; ex_same a.rom cfg/lz4 -U && ! cmp -s o.bin txt"
+check "cbfs: extract rnd (hashed, stored) = the original" \
+	bash -c "$(declare -f ex_same); L=$L; ex_same a.rom rnd && cmp -s o.bin rnd"
+check "cbfs: extract -r FW_MAIN_A small" \
+	bash -c "'$L' cbfs extract -r FW_MAIN_A a.rom small -o o2.bin && cmp -s o2.bin small"
+check "cbfs: extract from a legacy image" \
+	bash -c "'$L' cbfs extract l.rom x/lzma -o o3.bin && cmp -s o3.bin txt"
+# the hash attribute is the data's SHA-256
+check "cbfs: ls --json hash attribute = sha256sum of the data" python3 - <<'EOF'
+import json, hashlib
+f = {f["name"]: f for a in json.load(open("ls.json"))["areas"] for f in a.get("files", [])}["rnd"]
+assert f["hash"]["digest"] == hashlib.sha256(open("rnd", "rb").read()).hexdigest(), f
+EOF
+# the flat binary's LZ4 segment decompresses to the input (the segment
+# decoder is the one lboot would use for a payload)
+check "cbfs: ls --json shows the removed file's space as empty and the file after it" \
+	bash -c "grep -q '\"name\":\"after-removed\"' ls.json && ! grep -q '\"name\":\"int1\"' ls.json"
+
+# --- bad input ---------------------------------------------------------------------------------
+bad() { # name expected-regex cmd...: exit 1, one line on stderr matching, nothing written
+	local n=$1 re=$2; shift 2
+	rm -f out.bin
+	"$@" >/dev/null 2>err.txt
+	local rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -Eq "$re" err.txt && ! [ -e out.bin ]; then
+		ok "cbfs: $n"
+	else
+		nok "cbfs: $n (exit $rc)"; sed 's/^/# /' err.txt
+	fi
+}
+bad "no such file: named, exit 1" "a.rom: region COREBOOT: no file 'nope'" \
+	"$L" cbfs extract a.rom nope -o out.bin
+bad "no such region" "no CBFS region 'FW_MAIN_B'" "$L" cbfs ls -r FW_MAIN_B a.rom
+head -c 65536 /dev/urandom >junk
+bad "not a coreboot image" "junk: not a coreboot image: no FMAP and no CBFS master header" \
+	"$L" cbfs ls junk
+# an FMAP area that runs past the image's end
+cp a.rom trunc.rom && truncate -s 8M trunc.rom
+bad "FMAP area past the end: named with offset and size" \
+	"FMAP at 0x10000: area '.*' at 0x[0-9a-f]+, [0-9]+ bytes: past the image's end \(8388608 bytes\)" \
+	"$L" cbfs ls trunc.rom
+# corrupt LZMA data in cfg/lzma (COREBOOT at 0x200000; its data after the header)
+cp a.rom badlz.rom
+off=$(python3 -c "
+import json; f=[f for a in json.load(open('ls.json'))['areas'] for f in a.get('files',[]) if f['name']=='cfg/lzma'][0]
+print(0x200000 + f['offset'] + f['header_size'] + 40)")
+printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of=badlz.rom bs=1 seek="$off" conv=notrunc 2>/dev/null
+bad "corrupt LZMA: named, nothing written" "region COREBOOT: 'cfg/lzma': LZMA data is corrupt" \
+	"$L" cbfs extract badlz.rom cfg/lzma -o out.bin
+# a file header whose length runs past the region: the walk names it and
+# goes on at the next boundary, as coreboot's cbfs_walk does
+cp a.rom badhdr.rom
+off=$(python3 -c "
+import json; f=[f for a in json.load(open('ls.json'))['areas'] for f in a.get('files',[]) if f['name']=='rnd'][0]
+print(0x200000 + f['offset'] + 8)")
+printf '\x7f\xff\xff\xff' | dd of=badhdr.rom bs=1 seek="$off" conv=notrunc 2>/dev/null
+"$L" cbfs ls badhdr.rom >bh.txt 2>bh.err
+check "cbfs: a header past the region: listed without it, the rest found, one line naming its offset" \
+	bash -c "! grep -q '^rnd ' bh.txt && grep -q '^fallback/payload ' bh.txt &&
+		[ \$(wc -l <bh.err) = 1 ] && grep -q 'file header at 0x[0-9a-f]*: data at +[0-9]*, [0-9]* bytes: past the region' bh.err"
+# the input is never the output
+cp a.rom keep.rom
+sum=$(sha256sum <keep.rom)
+bad "extract onto the ROM itself: refused, ROM unchanged" "is the ROM itself: refused" \
+	"$L" cbfs extract keep.rom cfg/lzma -o keep.rom
+check "cbfs: the ROM is byte-identical after the refused extract" test "$(sha256sum <keep.rom)" = "$sum"
+
+# --- interface -----------------------------------------------------------------------------------
+"$L" cbfs --help >help.txt 2>&1
+check "cbfs: --help exits 0 and names the subcommands" bash -c "[ $? = 0 ] && grep -q 'lboot cbfs ls' help.txt"
+"$L" cbfs frob a.rom >/dev/null 2>&1
+check "cbfs: an unknown subcommand exits 2" test $? = 2
+"$L" cbfs ls --json a.rom | python3 -c 'import json,sys; json.load(sys.stdin)'
+check "cbfs: ls --json is valid JSON" test $? = 0
