@@ -1,10 +1,20 @@
 /* Fuzz the CBFS reader (cbfs.h): FMAP, master header, file walk,
  * attributes, payload segments, LZMA/LZ4 data of every file. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cbfs/cbfs.h"
+
+static size_t live(const struct lb_cbfs_area *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		n += a->v[i].type != LB_CBFS_TYPE_NULL && a->v[i].type != LB_CBFS_TYPE_DELETED;
+	return n;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -49,7 +59,62 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)lb_cbfs_find(a, f->name);
 		}
 	}
-	(void)lb_cbfs_area(c, NULL);
+	/* edits on a copy: what they write must parse, with the file gone or there */
+	const struct lb_cbfs_area *a = lb_cbfs_area(c, NULL);
+	if (a) {
+		uint8_t *copy = malloc(size ? size : 1);
+		struct lb_cbfs *c2 = NULL, *c3 = NULL;
+		const struct lb_cbfs_area *a2, *a3;
+		const char *victim = NULL;
+
+		if (!copy)
+			abort();
+		memcpy(copy, data, size);
+		if (lb_cbfs_parse(copy, size, &c2, why, sizeof(why)) || !(a2 = lb_cbfs_area(c2, NULL)))
+			abort(); /* the same bytes parsed once already */
+		for (size_t k = 0; k < a2->n && !victim; k++)
+			if (a2->v[k].type != LB_CBFS_TYPE_NULL && a2->v[k].type != LB_CBFS_TYPE_DELETED &&
+			    a2->v[k].name[0])
+				victim = a2->v[k].name;
+		if (victim) {
+			char name[LB_CBFS_NAME_MAX + 1];
+
+			snprintf(name, sizeof(name), "%s", victim);
+			if (lb_cbfs_remove(copy, a2, name, why, sizeof(why)))
+				abort();
+			if (lb_cbfs_parse(copy, size, &c3, why, sizeof(why)) ||
+			    !(a3 = lb_cbfs_area(c3, a2->name)))
+				abort();
+			/* one file fewer; the rest of the walk is as it was */
+			if (live(a3) + 1 != live(a2))
+				abort();
+			lb_cbfs_free(c3);
+			c3 = NULL;
+			lb_cbfs_free(c2);
+			c2 = NULL;
+			if (lb_cbfs_parse(copy, size, &c2, why, sizeof(why)))
+				abort();
+			a2 = lb_cbfs_area(c2, NULL);
+		}
+		if (a2 && !lb_cbfs_find(a2, "fuzz/new") &&
+		    !lb_cbfs_add(copy, a2, "fuzz/new", LB_CBFS_TYPE_RAW, size & 1, data,
+				 size < 300 ? size : 300, why, sizeof(why))) {
+			const struct lb_cbfs_file *f;
+			uint8_t *d;
+			size_t n;
+
+			if (lb_cbfs_parse(copy, size, &c3, why, sizeof(why)) ||
+			    !(a3 = lb_cbfs_area(c3, a2->name)) || !(f = lb_cbfs_find(a3, "fuzz/new")) ||
+			    lb_cbfs_file_data(f, 1u << 20, &d, &n, why, sizeof(why)))
+				abort();
+			if (n != (size < 300 ? size : 300) || memcmp(d, data, n))
+				abort();
+			free(d);
+		}
+		lb_cbfs_free(c2);
+		lb_cbfs_free(c3);
+		free(copy);
+	}
 	lb_cbfs_free(c);
 	return 0;
 }

@@ -21,6 +21,9 @@
  *            coreboot's cbfs_walk: bytes that are not a header are skipped
  *            64 at a time, a header whose lengths leave the region ends it.
  *
+ * Edits (cbfs_edit.c) lay files out as cbfstool does, so that cbfstool and
+ * coreboot read what lboot writes.
+ *
  * Every length and offset is checked against the region before it is
  * used; file count, region count and decompressed sizes are capped. All
  * functions return 0 or a negative errno and never log; the one-line reason
@@ -132,6 +135,17 @@ struct lb_cbfs_seg {
 };
 int lb_cbfs_payload_segs(const struct lb_cbfs_file *f, struct lb_cbfs_seg *v, size_t max,
 			 size_t *n, char *why, size_t whysz);
+
+/* Edits, on the caller's copy img of the image that c was parsed from
+ * (a is one of c's CBFS areas); nothing is written on failure. Parse the
+ * result again before using it. remove: the file's space and the empty
+ * files next to it become one empty file. add: into the first empty
+ * space that holds the header, the data and the empty file the rest must
+ * become; comp LB_CBFS_COMP_NONE or LZMA (a compression attribute). */
+int lb_cbfs_remove(uint8_t *img, const struct lb_cbfs_area *a, const char *name, char *why,
+		   size_t whysz);
+int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, uint32_t type,
+		uint32_t comp, const uint8_t *data, size_t len, char *why, size_t whysz);
 
 /* Decompress one segment or a whole LZ4/LZMA blob. */
 int lb_cbfs_decompress(uint32_t comp, const uint8_t *in, size_t len, size_t max,

@@ -14,6 +14,8 @@ LB_APPLET(cbfs, LB_HOST,
 "usage: lboot cbfs ls [--json] [-r REGION] ROM\n"
 "       lboot cbfs layout [--json] ROM\n"
 "       lboot cbfs extract [-r REGION] [--raw] ROM NAME -o FILE\n"
+"       lboot cbfs add [-r REGION] [-t TYPE] [-c none|lzma] ROM FILE NAME -o OUT\n"
+"       lboot cbfs remove [-r REGION] ROM NAME -o OUT\n"
 "Read coreboot's file system (CBFS) in a coreboot ROM: FMAP areas, the\n"
 "master header of older images, files and their attributes, payload\n"
 "segments, LZMA and LZ4 data.\n"
@@ -23,7 +25,13 @@ LB_APPLET(cbfs, LB_HOST,
 "  layout   the FMAP areas (offset, size, name, which hold a CBFS)\n"
 "  extract  a file's data, decompressed as its compression attribute says\n"
 "           (--raw: as stored); FILE is written atomically\n"
-"  -r REGION  the FMAP area to read (COREBOOT, FW_MAIN_A, ...)\n"
+"  add      FILE as NAME into the first free space that holds it (TYPE raw\n"
+"           (default), or a number; -c lzma: compressed, with the attribute\n"
+"           coreboot reads); one line with the room left if it does not fit\n"
+"  remove   NAME; its space becomes free (merged with free space next to it)\n"
+"           add and remove write OUT atomically; ROM is never modified, and\n"
+"           OUT is parsed again before it is written\n"
+"  -r REGION  the FMAP area (COREBOOT, FW_MAIN_A, ...)\n"
 "Exit: 0 ok, 1 failure (no such file, corrupt image), 2 usage.\n")
 
 static uint8_t *g_buf;
@@ -209,40 +217,141 @@ static int extract(const struct lb_cbfs_area *a, const char *rom, const char *na
 	return 0;
 }
 
+/* add or remove on a copy of the ROM; the result is parsed again and
+ * written atomically to out, never over the ROM */
+static int edit(const char *sub, const struct lb_cbfs *c, const char *region, const char *rom,
+		const char *a1, const char *a2, const char *out, uint32_t type, uint32_t comp)
+{
+	char why[LB_CBFS_ERRLEN];
+	uint8_t *copy = NULL, *data = NULL;
+	struct lb_cbfs *c2 = NULL, *c3 = NULL;
+	const struct lb_cbfs_area *a;
+	size_t dlen = 0;
+	int rc = 1, r;
+
+	if (lb_same_file(rom, out) || !strcmp(rom, out)) {
+		lb_err("%s: is the ROM itself: refused (write the result to a new file)", out);
+		return 1;
+	}
+	if (!strcmp(sub, "add") && (r = lb_read_path(a1, LB_CBFS_MAX_IMAGE, &data, &dlen))) {
+		lb_err("%s: %s", a1, r == -EFBIG ? "larger than the 256 MiB cap" : strerror(-r));
+		return 1;
+	}
+	if (!(copy = malloc(c->len ? c->len : 1))) {
+		lb_err("out of memory");
+		goto out;
+	}
+	memcpy(copy, c->img, c->len);
+	if ((r = lb_cbfs_parse(copy, c->len, &c2, why, sizeof(why))) ||
+	    !(a = lb_cbfs_area(c2, region))) {
+		lb_err("%s: %s", rom, r ? why : "no such CBFS region");
+		goto out;
+	}
+	if (!strcmp(sub, "add"))
+		r = lb_cbfs_add(copy, a, a2, type, comp, data, dlen, why, sizeof(why));
+	else
+		r = lb_cbfs_remove(copy, a, a1, why, sizeof(why));
+	if (r) {
+		lb_err("%s: %s", rom, why);
+		goto out;
+	}
+	/* what is written must read back: the file there (or gone), all else as before */
+	if ((r = lb_cbfs_parse(copy, c->len, &c3, why, sizeof(why))) ||
+	    !(a = lb_cbfs_area(c3, region)) ||
+	    !lb_cbfs_find(a, !strcmp(sub, "add") ? a2 : a1) != !strcmp(sub, "remove")) {
+		lb_err("%s: the edited image does not read back (%s): not written", rom,
+		       r ? why : "the file is not where it was put");
+		goto out;
+	}
+	if (!strcmp(sub, "add")) {
+		uint8_t *back = NULL;
+		size_t blen = 0;
+
+		r = lb_cbfs_file_data(lb_cbfs_find(a, a2), LB_CBFS_MAX_DECOMP, &back, &blen, why,
+				      sizeof(why));
+		if (r || blen != dlen || (dlen && memcmp(back, data, dlen))) {
+			free(back);
+			lb_err("%s: '%s' does not read back as FILE's bytes: not written", rom, a2);
+			goto out;
+		}
+		free(back);
+	}
+	if ((r = lb_write_atomic(out, copy, c->len, 0644))) {
+		lb_err("%s: %s", out, strerror(-r));
+		goto out;
+	}
+	rc = 0;
+out:
+	lb_cbfs_free(c2);
+	lb_cbfs_free(c3);
+	free(copy);
+	free(data);
+	return rc;
+}
+
 int cbfs_main(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL, *region = NULL, *out = NULL;
-	const char *pos[2] = { 0 };
-	int npos = 0, json = 0, raw = 0, rc = 1;
+	const char *pos[3] = { 0 };
+	int npos = 0, json = 0, raw = 0, rc = 1, want;
+	uint32_t type = LB_CBFS_TYPE_RAW, comp = LB_CBFS_COMP_NONE;
+	int editing = sub && (!strcmp(sub, "add") || !strcmp(sub, "remove"));
 	struct lb_cbfs *c;
 
-	if (!sub || (strcmp(sub, "ls") && strcmp(sub, "layout") && strcmp(sub, "extract"))) {
+	if (!sub || (strcmp(sub, "ls") && strcmp(sub, "layout") && strcmp(sub, "extract") &&
+		     !editing)) {
 		if (sub)
 			lb_err("unknown subcommand '%s'", sub);
 		lb_usage("cbfs");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") && strcmp(sub, "extract")) {
+		if (!strcmp(argv[i], "--json") && (!strcmp(sub, "ls") || !strcmp(sub, "layout"))) {
 			json = 1;
 		} else if (!strcmp(argv[i], "--raw") && !strcmp(sub, "extract")) {
 			raw = 1;
 		} else if (!strcmp(argv[i], "-r") && strcmp(sub, "layout") && i + 1 < argc) {
 			region = argv[++i];
-		} else if (!strcmp(argv[i], "-o") && !strcmp(sub, "extract") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "-o") && (!strcmp(sub, "extract") || editing) &&
+			   i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "-t") && !strcmp(sub, "add") && i + 1 < argc) {
+			char *end;
+			const char *t = argv[++i];
+			unsigned long v = strtoul(t, &end, 0);
+
+			if (!strcmp(t, "raw")) {
+				type = LB_CBFS_TYPE_RAW;
+			} else if (*t && !*end && v <= 0xffffffffUL) {
+				type = (uint32_t)v;
+			} else {
+				lb_err("-t %s: raw or a number", t);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "-c") && !strcmp(sub, "add") && i + 1 < argc) {
+			const char *t = argv[++i];
+
+			if (!strcmp(t, "none")) {
+				comp = LB_CBFS_COMP_NONE;
+			} else if (!strcmp(t, "lzma")) {
+				comp = LB_CBFS_COMP_LZMA;
+			} else {
+				lb_err("-c %s: none or lzma", t);
+				return 2;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			lb_err("unknown option %s", argv[i]);
 			lb_usage("cbfs");
 			return 2;
-		} else if (npos < 2) {
+		} else if (npos < 3) {
 			pos[npos++] = argv[i];
 		} else {
 			lb_usage("cbfs");
 			return 2;
 		}
 	}
-	if (npos != (!strcmp(sub, "extract") ? 2 : 1) || (!strcmp(sub, "extract") && !out)) {
+	want = !strcmp(sub, "add") ? 3 : !strcmp(sub, "extract") || !strcmp(sub, "remove") ? 2 : 1;
+	if (npos != want || ((!strcmp(sub, "extract") || editing) && !out)) {
 		lb_usage("cbfs");
 		return 2;
 	}
@@ -267,7 +376,9 @@ int cbfs_main(int argc, char **argv)
 		lb_err("%s: no CBFS region '%s'", pos[0], region ? region : "COREBOOT");
 		goto out;
 	}
-	if (!strcmp(sub, "ls")) {
+	if (editing) {
+		rc = edit(sub, c, region, pos[0], pos[1], pos[2], out, type, comp);
+	} else if (!strcmp(sub, "ls")) {
 		if (json)
 			json_image(c, region, 1);
 		else

@@ -298,5 +298,7 @@ const char *lb_uefi_type_name(const struct lb_uefi_node *n);
  * size, raw LZMA1): decode to a malloc'd buffer of at most max bytes. */
 int lb_uefi_lzma_decode(const uint8_t *in, size_t len, size_t max, uint8_t **out,
 			size_t *out_len);
+/* ... and encode in that format (no end marker; the header holds the size). */
+int lb_uefi_lzma_encode(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len);
 
 #endif

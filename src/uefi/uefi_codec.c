@@ -91,6 +91,11 @@ int lb_uefi_lzma_decode(const uint8_t *in, size_t len, size_t max, uint8_t **out
 	return uefi_lzma_decode(in, len, 0, max, out, out_len);
 }
 
+int lb_uefi_lzma_encode(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
+{
+	return uefi_lzma_encode(in, len, 0, out, out_len);
+}
+
 int uefi_lzma_encode(const uint8_t *in, size_t len, int x86, uint8_t **out, size_t *out_len)
 {
 	lzma_options_lzma opt;

@@ -208,6 +208,44 @@ bad "extract onto the ROM itself: refused, ROM unchanged" "is the ROM itself: re
 	"$L" cbfs extract keep.rom cfg/lzma -o keep.rom
 check "cbfs: the ROM is byte-identical after the refused extract" test "$(sha256sum <keep.rom)" = "$sum"
 
+# --- edits: lboot writes, cbfstool reads; cbfstool writes, lboot reads ---------------------
+sum=$(sha256sum <a.rom)
+"$L" cbfs add -c lzma a.rom txt new/lzma -o e1.rom 2>e.err &&
+	"$L" cbfs add -t 0x50 e1.rom rnd new/raw -o e2.rom 2>>e.err &&
+	"$L" cbfs remove e2.rom cfg/lz4 -o e3.rom 2>>e.err
+check "cbfs: add (lzma, stored) and remove wrote new images" test $? = 0 -a -s e3.rom
+check "cbfs: the input ROM is unchanged by the edits" test "$(sha256sum <a.rom)" = "$sum"
+check "cbfs: cbfstool print lists lboot's edits as lboot ls does (cfg/lz4 gone, its space empty)" \
+	bash -c "cbfstool e3.rom print >p.txt 2>/dev/null && '$L' cbfs ls e3.rom | diff - p.txt >/dev/null &&
+		grep -q '^new/lzma .* LZMA (288894 decompressed)' p.txt && grep -q '^new/raw ' p.txt &&
+		! grep -q '^cfg/lz4 ' p.txt && grep -q '^(empty) *0x38c0 ' p.txt"
+check "cbfs: cbfstool extracts lboot's files byte for byte (LZMA and stored)" \
+	bash -c "cbfstool e3.rom extract -n new/lzma -f x1 >/dev/null 2>&1 && cmp -s x1 txt &&
+		cbfstool e3.rom extract -n new/raw -f x2 >/dev/null 2>&1 && cmp -s x2 rnd"
+cp e3.rom e4.rom
+check "cbfs: cbfstool adds into lboot's edited ROM (the free space lboot left), lboot extracts it" \
+	bash -c "cbfstool e4.rom add -f txt -n back/lz4 -t raw -c lz4 >/dev/null 2>&1 &&
+		'$L' cbfs extract e4.rom back/lz4 -o x3 && cmp -s x3 txt &&
+		'$L' cbfs ls e4.rom | diff - <(cbfstool e4.rom print 2>/dev/null) >/dev/null"
+# remove merges the free space around it: cfg/lzma (at 0) is followed by
+# the space cfg/lz4 left; one empty file from 0 to rnd's header remains
+"$L" cbfs remove e3.rom cfg/lzma -o e5.rom 2>/dev/null
+rnd_off=$(cbfstool e5.rom print 2>/dev/null | awk '$1 == "rnd" {print $2}')
+check "cbfs: remove next to free space leaves one empty file up to the next file (cbfstool agrees)" \
+	bash -c "cbfstool e5.rom print 2>/dev/null | grep -q \"^(empty) *0x0 *null *\$(( $rnd_off - 28 )) \" &&
+		[ \$(cbfstool e5.rom print 2>/dev/null | grep -c '^(empty) *0x0\\|^(empty) *0x38c0') = 1 ] &&
+		'$L' cbfs ls e5.rom | diff - <(cbfstool e5.rom print 2>/dev/null) >/dev/null"
+head -c $((15 << 20)) /dev/zero >huge
+bad "add that does not fit: the size needed and the room left, nothing written" \
+	"region COREBOOT: 'huge' needs 15728672 bytes \\(header 32 \\+ data 15728640\\); the largest free space is [0-9]+ bytes" \
+	"$L" cbfs add a.rom huge huge -o out.bin
+bad "add of a name already there" "'cfg/lzma' is already there" "$L" cbfs add a.rom txt cfg/lzma -o out.bin
+bad "remove of a file not there" "region COREBOOT: no file 'nope'" "$L" cbfs remove a.rom nope -o out.bin
+cp a.rom self.rom; sum=$(sha256sum <self.rom)
+bad "add onto the ROM itself: refused" "is the ROM itself: refused" \
+	"$L" cbfs add self.rom txt z -o self.rom
+check "cbfs: the ROM is byte-identical after the refused add" test "$(sha256sum <self.rom)" = "$sum"
+
 # --- interface -----------------------------------------------------------------------------------
 "$L" cbfs --help >help.txt 2>&1
 check "cbfs: --help exits 0 and names the subcommands" bash -c "[ $? = 0 ] && grep -q 'lboot cbfs ls' help.txt"
