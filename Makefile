@@ -86,6 +86,19 @@ out/bzImage: kernel/lboot.config kernel/build.sh
 	@mkdir -p $(@D)
 	kernel/build.sh $@
 
+# --- coreboot ROM: coreboot for QEMU q35 (Debian's source, cached outside the
+# tree) with lboot's kernel and initramfs as its Linux payload, added by
+# coreboot's own cbfstool (docs/coreboot.md)
+COREBOOT_CMDLINE ?= console=ttyS0,115200
+build/coreboot/q35.rom: coreboot/build.sh coreboot/q35.config
+	@mkdir -p $(@D)
+	coreboot/build.sh $@
+out/lboot-coreboot.rom: build/coreboot/q35.rom out/bzImage out/initramfs.cpio.xz
+	cp build/coreboot/q35.rom $@.tmp
+	cbfstool $@.tmp add-payload -f out/bzImage -I out/initramfs.cpio.xz \
+		-C "$(COREBOOT_CMDLINE)" -n fallback/payload >/dev/null
+	mv $@.tmp $@
+
 # --- firmware initramfs -------------------------------------------------------
 out/initramfs.cpio.xz: out/lboot out/lboot-target
 	out/lboot mkinitramfs -o $@ --init out/lboot-target

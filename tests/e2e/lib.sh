@@ -169,6 +169,7 @@ EOC
 # E2E_FIRMWARE=path, boots that ROM from pflash instead (q35, up to 16 MiB
 # of flash: max-fw-size), with E2E_VARS as unit 1 (the variable store, and
 # the ROM's payload volume below it in the larger layout, docs/rom.md).
+# With E2E_BIOS=path, boots that ROM as the BIOS (-bios: a coreboot ROM).
 # With E2E_BOOT_N=1, no kernel: SeaBIOS boots from the network (-boot n).
 # Serial goes to $T/serial.log; `send` writes to it. With E2E_SERIAL_TS=1,
 # $T/serial.ts gets each line with the host time it arrived (e2e_stamp).
@@ -182,6 +183,8 @@ qemu_start() {
 			cp "$E2E_VARS" "$T/vars.fd"
 			base+=(-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd")
 		fi
+	elif [ -n "${E2E_BIOS:-}" ]; then
+		base=(-machine q35 -bios "$E2E_BIOS")
 	elif [ -n "${E2E_BOOT_N:-}" ]; then
 		base=(-machine "${E2E_MACHINE:-q35}" -boot n)   # SeaBIOS, the NIC's PXE ROM
 	else

@@ -1,0 +1,98 @@
+#!/bin/sh
+# Build coreboot for QEMU q35 from Debian's coreboot source package, with no
+# payload (out/lboot-coreboot.rom adds lboot's kernel and initramfs to a copy).
+#   coreboot/build.sh OUT_ROM
+# The source comes through a private apt state (a deb-src list made from
+# the system's own Debian sources; /etc/apt is not changed), or from
+# COREBOOT_SRC=DIR (a tree the user brings). The ROM is cached by the hash
+# of the config fragment, this script's build_version and the source's
+# version, outside the work tree (LBOOT_CACHE, as kernel/build.sh).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: coreboot/build.sh OUT_ROM}
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+cache=${LBOOT_CACHE:-/var/cache/lboot}
+mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=$HOME/.cache/lboot
+mkdir -p "$cache"
+exec 9>"$cache/.lock-coreboot"
+flock 9
+build_version=1
+apt=$cache/coreboot-apt
+# the system's Debian archive as a deb-src list (deb822 or one-line sources)
+srclist() {
+	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+		awk 'BEGIN { RS = ""; FS = "\n" }
+		{
+			t = u = s = c = k = ""
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^Types:/) t = $i; else if ($i ~ /^URIs:/) u = $i
+				else if ($i ~ /^Suites:/) s = $i; else if ($i ~ /^Components:/) c = $i
+				else if ($i ~ /^Signed-By:/) k = $i
+			}
+			if (t !~ /deb/ || u ~ /security/) next
+			sub(/^URIs:[ \t]*/, "", u); sub(/^Suites:[ \t]*/, "", s)
+			sub(/^Components:[ \t]*/, "", c); sub(/^Signed-By:[ \t]*/, "", k)
+			split(s, ss, " "); split(u, uu, " ")
+			printf "deb-src %s%s %s %s\n", (k != "" ? "[signed-by=" k "] " : ""), uu[1], ss[1], c
+			exit
+		}' /etc/apt/sources.list.d/debian.sources
+	elif [ -f /etc/apt/sources.list ]; then
+		awk '$1 == "deb" && $0 !~ /security/ { $1 = "deb-src"; print; exit }' /etc/apt/sources.list
+	fi
+}
+aptget() { aptrun apt-get "$@"; }
+aptrun() {
+	cmd=$1; shift
+	"$cmd" -q -o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts="$apt/parts" \
+		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" \
+		-o APT::Sandbox::User=root "$@"
+}
+if [ -n "${COREBOOT_SRC:-}" ]; then
+	[ -f "$COREBOOT_SRC/Makefile" ] && [ -d "$COREBOOT_SRC/src/mainboard/emulation/qemu-q35" ] || {
+		echo "coreboot: COREBOOT_SRC=$COREBOOT_SRC is not a coreboot tree" >&2; exit 1; }
+	version="dir:$(cd "$COREBOOT_SRC" && pwd):$(git -C "$COREBOOT_SRC" describe --always --dirty 2>/dev/null || stat -c %Y "$COREBOOT_SRC/Makefile")"
+else
+	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial"
+	srclist >"$apt/sources.list"
+	[ -s "$apt/sources.list" ] || { echo "coreboot: no Debian archive in /etc/apt to take sources from" >&2; exit 1; }
+	if ! [ -f "$apt/updated" ] || [ -n "$(find "$apt/updated" -mmin +1440 2>/dev/null)" ]; then
+		aptget update >&2 && touch "$apt/updated"
+	fi
+	version=$(aptrun apt-cache showsrc coreboot 2>/dev/null | awk '/^Version:/ { print $2; exit }')
+	[ -n "$version" ] || { echo "coreboot: no coreboot source package in $(cat "$apt/sources.list")" >&2; exit 1; }
+fi
+hash=$( (grep -v -e '^#' -e '^[[:space:]]*$' "$here/q35.config"; echo "$build_version"; echo "$version") | sha256sum | cut -c1-16)
+dir=$cache/coreboot-$hash
+if [ -f "$dir/coreboot.rom" ]; then
+	cp "$dir/coreboot.rom" "$out.tmp"; mv "$out.tmp" "$out"
+	echo "coreboot: cached $dir/coreboot.rom ($version)"
+	exit 0
+fi
+work=$cache/coreboot-build-$$
+rm -rf "$work"; mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+if [ -n "${COREBOOT_SRC:-}" ]; then
+	echo "coreboot: copying $COREBOOT_SRC" >&2
+	cp -a "$COREBOOT_SRC" "$work/src"
+else
+	echo "coreboot: fetching Debian's coreboot $version source" >&2
+	(cd "$work" && aptget source coreboot >&2)
+	mv "$work"/coreboot-*/ "$work/src"
+fi
+cd "$work/src"
+cp "$here/q35.config" defconfig.lboot
+make -s defconfig KBUILD_DEFCONFIG=defconfig.lboot >/dev/null
+# every option asked for must be in the merged config
+bad=0
+while IFS= read -r line; do
+	case "$line" in ''|'#'*) continue;; esac
+	grep -qx "$line" .config || { echo "coreboot: $line missing from the merged config" >&2; bad=1; }
+done < "$here/q35.config"
+[ $bad = 0 ] || exit 1
+echo "coreboot: building for QEMU q35 with $(nproc) jobs (about 1-2 minutes)" >&2
+make -s -j"$(nproc)" CONFIG_WARNINGS_ARE_ERRORS=n >&2
+mkdir -p "$dir"
+cp .config "$dir/config"
+cp build/coreboot.rom "$dir/coreboot.rom.tmp" && mv "$dir/coreboot.rom.tmp" "$dir/coreboot.rom"
+cp "$dir/coreboot.rom" "$out.tmp"; mv "$out.tmp" "$out"
+echo "coreboot: built $dir/coreboot.rom ($version)"
