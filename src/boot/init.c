@@ -1367,6 +1367,11 @@ void lb_init_main(void)
 	o.start_ms = lb_progress_now_ms();
 	if (o.unattended.watchdog)
 		lb_watchdog_arm(o.unattended.watchdog, outf());
+	if (access("/sys/firmware/efi", F_OK))
+		/* coreboot, or a kernel started without EFI: said once, here */
+		say(LB_LOG_WARN "lboot: no EFI firmware (/sys/firmware/efi absent): no EFI variables, so "
+		    "no one-shot or saved default entry, no boot counting, no boot log or loader "
+		    "variables for the OS, and the clock's floor is the build date\n");
 	if (o.debug)
 		say(LB_LOG_DEBUG "lboot: timeout=%d wait=%d default=%s idle=%d giveup=%d\n", o.timeout,
 		    o.wait, o.default_sel[0] ? o.default_sel : "-", o.unattended.idle,

@@ -26,6 +26,8 @@ expect 'Jumping to boot code' 120 && ok "coreboot ran the payload ($(elapsed) s)
 expect "Command line: $ROM_CMDLINE_TEST" 60 && ok "the kernel got the payload's command line" ||
 	not_ok "the kernel got the payload's command line"
 expect 'lboot: lboot .* starting' 120 && ok "lboot is PID 1 under coreboot" || not_ok "lboot is PID 1 under coreboot"
+expect 'lboot: no EFI firmware \(/sys/firmware/efi absent\): no EFI variables' 30 &&
+	ok "lboot says once what it cannot keep without EFI" || not_ok "lboot says what it cannot keep without EFI"
 expect 'lboot-target: TARGET-OS-UP' 300 && ok "target OS up from virtio ($(elapsed) s)" || not_ok "target OS up from virtio"
 expect 'lboot-target: cmdline: .*rom.test=coreboot' 30 && ok "target OS cmdline" || not_ok "target OS cmdline"
 qemu_stop
