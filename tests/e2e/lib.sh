@@ -31,8 +31,8 @@ skip() { # NAME REASON: a check that could not run here (never a pass)
 log() { echo "# $E2E_NAME: $*"; }
 
 e2e_init() { # NAME
-	E2E_NAME=$1
-	T=$E2E_ROOT/build/e2e/$1
+	E2E_NAME=$1${E2E_COREBOOT:+@coreboot}
+	T=$E2E_ROOT/build/e2e/$1${E2E_COREBOOT:+-coreboot}
 	rm -rf "$T"; mkdir -p "$T"
 	QEMU_PID=
 	trap 'qemu_stop; e2e_dump_on_fail' EXIT
@@ -170,6 +170,10 @@ EOC
 # of flash: max-fw-size), with E2E_VARS as unit 1 (the variable store, and
 # the ROM's payload volume below it in the larger layout, docs/rom.md).
 # With E2E_BIOS=path, boots that ROM as the BIOS (-bios: a coreboot ROM).
+# With E2E_COREBOOT=1, the same kernel, initramfs and command line as the
+# direct boot, as the Linux payload of coreboot (build/coreboot/q35.rom,
+# cbfstool add-payload), booted as the BIOS: a scenario run under coreboot
+# (tests/e2e/coreboot-*.sh run others this way; names get "@coreboot").
 # With E2E_BOOT_N=1, no kernel: SeaBIOS boots from the network (-boot n).
 # Serial goes to $T/serial.log; `send` writes to it. With E2E_SERIAL_TS=1,
 # $T/serial.ts gets each line with the host time it arrived (e2e_stamp).
@@ -185,6 +189,15 @@ qemu_start() {
 		fi
 	elif [ -n "${E2E_BIOS:-}" ]; then
 		base=(-machine q35 -bios "$E2E_BIOS")
+	elif [ -n "${E2E_COREBOOT:-}" ]; then
+		make -s -C "$E2E_ROOT" build/coreboot/q35.rom >"$T/coreboot-build.log" 2>&1 &&
+			cp "$E2E_ROOT/build/coreboot/q35.rom" "$T/coreboot.rom" &&
+			cbfstool "$T/coreboot.rom" add-payload -f "$OUT/bzImage" \
+				-I "${E2E_INITRD:-$OUT/initramfs.cpio.xz}" -n fallback/payload \
+				-C "console=ttyS0,115200 panic=-1 ${E2E_APPEND-lboot.timeout=0}" \
+				>>"$T/coreboot-build.log" 2>&1 ||
+			{ sed 's/^/# /' "$T/coreboot-build.log" | tail -20; not_ok "coreboot ROM with this payload"; }
+		base=(-machine q35 -bios "$T/coreboot.rom")
 	elif [ -n "${E2E_BOOT_N:-}" ]; then
 		base=(-machine "${E2E_MACHINE:-q35}" -boot n)   # SeaBIOS, the NIC's PXE ROM
 	else
