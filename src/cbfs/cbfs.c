@@ -1,11 +1,11 @@
 /* CBFS reader: FMAP, master header, file walk, attributes (cbfs.h). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cbfs.h"
+#include "io.h"
 #include "le.h"
 #include "uefi/uefi.h"
 
@@ -21,20 +21,6 @@
 #define TAG_HASH      0x68736148u
 #define TAG_POS       0x42435350u
 #define TAG_ALIGN     0x42434c41u
-
-static int fail(char *why, size_t whysz, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *why, size_t whysz, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whysz) {
-		va_start(ap, fmt);
-		vsnprintf(why, whysz, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* a fixed-size name field as a C string: printable ASCII only, else '?' */
 static void field_name(char *dst, const uint8_t *src, size_t n)
@@ -110,12 +96,12 @@ static int parse_attrs(struct lb_cbfs_file *f, const uint8_t *h, uint32_t a, uin
 		if (tag == TAG_UNUSED || tag == TAG_UNUSED2)
 			break;
 		if (len < 8 || len % 4 || len > end - a)
-			return fail(why, whysz, -EBADMSG, "attribute 0x%x at +%u: length %u", tag, a,
+			return lb_whyf(why, whysz, -EBADMSG, "attribute 0x%x at +%u: length %u", tag, a,
 				    len);
 		switch (tag) {
 		case TAG_COMP:
 			if (len < 16)
-				return fail(why, whysz, -EBADMSG, "compression attribute: length %u", len);
+				return lb_whyf(why, whysz, -EBADMSG, "compression attribute: length %u", len);
 			f->has_comp = 1;
 			f->comp = be32(h + a + 8);
 			f->dsize = be32(h + a + 12);
@@ -123,7 +109,7 @@ static int parse_attrs(struct lb_cbfs_file *f, const uint8_t *h, uint32_t a, uin
 		case TAG_HASH:
 			/* struct vb2_hash: algo (BE32 in CBFS), then the digest */
 			if (len < 12)
-				return fail(why, whysz, -EBADMSG, "hash attribute: length %u", len);
+				return lb_whyf(why, whysz, -EBADMSG, "hash attribute: length %u", len);
 			f->has_hash = 1;
 			f->hash_algo = be32(h + a + 8);
 			f->hash_len = len - 12 > sizeof(f->hash) ? (uint32_t)sizeof(f->hash) : len - 12;
@@ -164,15 +150,15 @@ static int parse_file(const uint8_t *r, uint32_t size, uint32_t off, struct lb_c
 	/* coreboot's cbfs_walk: metadata at most 256 bytes, data inside the region */
 	if (data < LB_CBFS_HDR || data > LB_CBFS_META_MAX || data > size - off ||
 	    len > size - off - data)
-		return fail(why, whysz, -EBADMSG,
+		return lb_whyf(why, whysz, -EBADMSG,
 			    "file header at 0x%x: data at +%u, %u bytes: past the region's end (0x%x)",
 			    off, data, len, size);
 	if (attr && (attr < LB_CBFS_HDR || attr > data))
-		return fail(why, whysz, -EBADMSG, "file header at 0x%x: attributes at +%u outside its metadata",
+		return lb_whyf(why, whysz, -EBADMSG, "file header at 0x%x: attributes at +%u outside its metadata",
 			    off, attr);
 	name_end = attr ? attr : data;
 	if (!memchr(h + LB_CBFS_HDR, 0, name_end - LB_CBFS_HDR))
-		return fail(why, whysz, -EBADMSG, "file header at 0x%x: the name is not terminated", off);
+		return lb_whyf(why, whysz, -EBADMSG, "file header at 0x%x: the name is not terminated", off);
 	field_name(f->name, h + LB_CBFS_HDR, name_end - LB_CBFS_HDR);
 	f->off = off;
 	f->hdr_len = data;
@@ -184,7 +170,7 @@ static int parse_file(const uint8_t *r, uint32_t size, uint32_t off, struct lb_c
 		int rc = parse_attrs(f, h, attr, data, w, sizeof(w));
 
 		if (rc)
-			return fail(why, whysz, rc, "file '%s' at 0x%x: %s", f->name, off, w);
+			return lb_whyf(why, whysz, rc, "file '%s' at 0x%x: %s", f->name, off, w);
 	}
 	return 0;
 }
@@ -292,7 +278,7 @@ static int master_header(struct lb_cbfs *c, char *why, size_t whysz)
 	uint32_t romsize = be32(img + at + 8), start = be32(img + at + 20);
 
 	if (romsize != len || c->bootblock > romsize || start >= romsize - c->bootblock)
-		return fail(why, whysz, -EBADMSG,
+		return lb_whyf(why, whysz, -EBADMSG,
 			    "master header at 0x%x: ROM size %u (the file has %zu), bootblock %u, CBFS at 0x%x: inconsistent",
 			    c->master_off, romsize, len, c->bootblock, start);
 	return add_area(c, "COREBOOT", start, romsize - c->bootblock - start, 0);
@@ -307,7 +293,7 @@ int lb_cbfs_parse(const uint8_t *img, size_t len, struct lb_cbfs **out, char *wh
 	if (why && whysz)
 		why[0] = 0;
 	if (len > LB_CBFS_MAX_IMAGE)
-		return fail(why, whysz, -E2BIG, "%zu bytes: larger than the %u MiB cap", len,
+		return lb_whyf(why, whysz, -E2BIG, "%zu bytes: larger than the %u MiB cap", len,
 			    LB_CBFS_MAX_IMAGE >> 20);
 	if (!(c = calloc(1, sizeof(*c))))
 		return -ENOMEM;
@@ -326,7 +312,7 @@ int lb_cbfs_parse(const uint8_t *img, size_t len, struct lb_cbfs **out, char *wh
 
 			field_name(name, e + 8, 32);
 			if (off > len || size > len - off) {
-				rc = fail(why, whysz, -EBADMSG,
+				rc = lb_whyf(why, whysz, -EBADMSG,
 					  "FMAP at 0x%x: area '%s' at 0x%x, %u bytes: past the image's end (%zu bytes)",
 					  c->fmap_off, name, off, size, len);
 				goto bad;
@@ -352,7 +338,7 @@ int lb_cbfs_parse(const uint8_t *img, size_t len, struct lb_cbfs **out, char *wh
 			*out = c;
 			return 0;
 		}
-	rc = fail(why, whysz, -ENOENT, "%s",
+	rc = lb_whyf(why, whysz, -ENOENT, "%s",
 		  c->has_fmap ? "no CBFS in any FMAP area (no area starts with a file header)" :
 		  "not a coreboot image: no FMAP and no CBFS master header");
 bad:
@@ -447,16 +433,16 @@ int lb_cbfs_file_data(const struct lb_cbfs_file *f, size_t max, uint8_t **out, s
 	int rc = lb_cbfs_decompress(comp, f->data, f->len, max, out, len);
 
 	if (rc == -ENOTSUP)
-		return fail(why, whysz, rc, "'%s': compression %u is not LZMA or LZ4", f->name, comp);
+		return lb_whyf(why, whysz, rc, "'%s': compression %u is not LZMA or LZ4", f->name, comp);
 	if (rc == -E2BIG)
-		return fail(why, whysz, rc, "'%s': decompresses to more than %zu bytes", f->name, max);
+		return lb_whyf(why, whysz, rc, "'%s': decompresses to more than %zu bytes", f->name, max);
 	if (rc)
-		return fail(why, whysz, rc, "'%s': %s data is corrupt (%s)", f->name,
+		return lb_whyf(why, whysz, rc, "'%s': %s data is corrupt (%s)", f->name,
 			    lb_cbfs_comp_name(comp), strerror(-rc));
 	if (f->has_comp && comp != LB_CBFS_COMP_NONE && *len != f->dsize) {
 		free(*out);
 		*out = NULL;
-		return fail(why, whysz, -EBADMSG, "'%s': decompressed to %zu bytes, its attribute says %u",
+		return lb_whyf(why, whysz, -EBADMSG, "'%s': decompressed to %zu bytes, its attribute says %u",
 			    f->name, *len, f->dsize);
 	}
 	return 0;
@@ -470,16 +456,16 @@ int lb_cbfs_payload_segs(const struct lb_cbfs_file *f, struct lb_cbfs_seg *v, si
 
 	*n = 0;
 	if (f->type != LB_CBFS_TYPE_SELF && f->type != LB_CBFS_TYPE_FIT)
-		return fail(why, whysz, -EINVAL, "'%s' is not a payload", f->name);
+		return lb_whyf(why, whysz, -EINVAL, "'%s' is not a payload", f->name);
 	for (size_t at = 0;; at += 28) {
 		struct lb_cbfs_seg s;
 
 		if (at + 28 > f->len)
-			return fail(why, whysz, -EBADMSG,
+			return lb_whyf(why, whysz, -EBADMSG,
 				    "payload '%s': segment table runs past its %u bytes (no entry segment)",
 				    f->name, f->len);
 		if (k == max)
-			return fail(why, whysz, -E2BIG, "payload '%s': more than %zu segments", f->name,
+			return lb_whyf(why, whysz, -E2BIG, "payload '%s': more than %zu segments", f->name,
 				    max);
 		s.type = be32(p + at);
 		s.comp = be32(p + at + 4);
@@ -489,7 +475,7 @@ int lb_cbfs_payload_segs(const struct lb_cbfs_file *f, struct lb_cbfs_seg *v, si
 		s.memlen = be32(p + at + 24);
 		if (s.type != LB_CBFS_SEG_ENTRY && s.type != LB_CBFS_SEG_BSS &&
 		    (s.off > f->len || s.len > f->len - s.off))
-			return fail(why, whysz, -EBADMSG,
+			return lb_whyf(why, whysz, -EBADMSG,
 				    "payload '%s': segment %zu at +%u, %u bytes: past its %u bytes",
 				    f->name, k, s.off, s.len, f->len);
 		v[k++] = s;

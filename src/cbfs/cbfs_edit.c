@@ -8,31 +8,17 @@
  * boundaries; free space is an empty file (type null, no name, data 0xff).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cbfs.h"
+#include "io.h"
 #include "le.h"
 #include "uefi/uefi.h"
 
 #define EMPTY_HDR 28u /* 24 + the empty name padded to 4 */
 #define TAG_COMP  0x42435a4cu
-
-static int fail(char *why, size_t whysz, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *why, size_t whysz, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whysz) {
-		va_start(ap, fmt);
-		vsnprintf(why, whysz, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static int is_empty(const struct lb_cbfs_file *f)
 {
@@ -75,7 +61,7 @@ int lb_cbfs_remove(uint8_t *img, const struct lb_cbfs_area *a, const char *name,
 	size_t i, s, e;
 
 	if (!f)
-		return fail(why, whysz, -ENOENT, "region %s: no file '%s'", a->name, name);
+		return lb_whyf(why, whysz, -ENOENT, "region %s: no file '%s'", a->name, name);
 	i = (size_t)(f - a->v);
 	/* the run of empty files around it, each on the boundary after the last */
 	for (s = i; s > 0 && is_empty(&a->v[s - 1]) && space_end(a, s - 1) == a->v[s].off; s--)
@@ -96,20 +82,20 @@ int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, ui
 	int rc;
 
 	if (!nl || nl > 200 || memchr(name, '\n', nl))
-		return fail(why, whysz, -EINVAL, "'%s': a CBFS name is 1 to 200 bytes", name);
+		return lb_whyf(why, whysz, -EINVAL, "'%s': a CBFS name is 1 to 200 bytes", name);
 	if (type == LB_CBFS_TYPE_NULL || type == LB_CBFS_TYPE_DELETED)
-		return fail(why, whysz, -EINVAL, "'%s': type 0x%x is the type of free space", name, type);
+		return lb_whyf(why, whysz, -EINVAL, "'%s': type 0x%x is the type of free space", name, type);
 	if (lb_cbfs_find(a, name))
-		return fail(why, whysz, -EEXIST, "region %s: '%s' is already there (remove it first)",
+		return lb_whyf(why, whysz, -EEXIST, "region %s: '%s' is already there (remove it first)",
 			    a->name, name);
 	if (len > LB_CBFS_MAX_IMAGE)
-		return fail(why, whysz, -E2BIG, "'%s': %zu bytes: larger than any ROM", name, len);
+		return lb_whyf(why, whysz, -E2BIG, "'%s': %zu bytes: larger than any ROM", name, len);
 	if (comp == LB_CBFS_COMP_LZMA) {
 		if ((rc = lb_uefi_lzma_encode(data, len, &stored, &slen)))
-			return fail(why, whysz, rc, "'%s': LZMA: %s", name, strerror(-rc));
+			return lb_whyf(why, whysz, rc, "'%s': LZMA: %s", name, strerror(-rc));
 		data = stored;
 	} else if (comp != LB_CBFS_COMP_NONE) {
-		return fail(why, whysz, -ENOTSUP, "'%s': lboot writes CBFS files stored or as LZMA",
+		return lb_whyf(why, whysz, -ENOTSUP, "'%s': lboot writes CBFS files stored or as LZMA",
 			    name);
 	}
 	hdr = LB_CBFS_HDR + (uint32_t)((nl + 1 + 3) & ~(size_t)3) + (comp ? 16u : 0u);
@@ -149,7 +135,7 @@ int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, ui
 		return 0;
 	}
 	free(stored);
-	return fail(why, whysz, -ENOSPC,
+	return lb_whyf(why, whysz, -ENOSPC,
 		    "region %s: '%s' needs %zu bytes (header %u + data %zu); the largest free space is %zu bytes",
 		    a->name, name, hdr + slen, hdr, slen, best);
 }

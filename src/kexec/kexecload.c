@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,20 +276,6 @@ static int place_pref_low(const struct lb_kl_env *env, const struct taken *t,
 
 /* --- boot_params --------------------------------------------------------- */
 
-static int failw(char *why, size_t whysz, int r, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int failw(char *why, size_t whysz, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whysz) {
-		va_start(ap, fmt);
-		vsnprintf(why, whysz, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 void lb_kl_plan_free(struct lb_kl_plan *p)
 {
 	free(p->buf);
@@ -313,42 +298,42 @@ static int bz_check(const uint8_t *k, size_t klen, size_t clen, size_t initrd_le
 	uint64_t init_size, cmdline_size;
 
 	if (klen < 2 * 512 || klen < H_END)
-		return failw(why, whysz, -ENOEXEC, "too short to be a bzImage (ENOEXEC)");
+		return lb_whyf(why, whysz, -ENOEXEC, "too short to be a bzImage (ENOEXEC)");
 	if (memcmp(k + H_MAGIC, "HdrS", 4) || rd16(k + H_BOOT_FLAG) != 0xaa55)
-		return failw(why, whysz, -ENOEXEC, "not a bzImage (ENOEXEC)");
+		return lb_whyf(why, whysz, -ENOEXEC, "not a bzImage (ENOEXEC)");
 	version = rd16(k + H_VERSION);
 	if (version < 0x020c)
-		return failw(why, whysz, -ENOEXEC,
+		return lb_whyf(why, whysz, -ENOEXEC,
 			     "boot protocol %u.%02u, the 64-bit entry needs 2.12 (ENOEXEC)",
 			     version >> 8, version & 0xff);
 	h->loadflags = k[H_LOADFLAGS];
 	if (!(h->loadflags & LOADED_HIGH))
-		return failw(why, whysz, -ENOEXEC, "zImage, not a bzImage (ENOEXEC)");
+		return lb_whyf(why, whysz, -ENOEXEC, "zImage, not a bzImage (ENOEXEC)");
 	h->xlf = rd16(k + H_XLOADFLAGS);
 	if (!(h->xlf & XLF_KERNEL_64))
-		return failw(why, whysz, -ENOEXEC, "no 64-bit entry: XLF_KERNEL_64 not set (ENOEXEC)");
+		return lb_whyf(why, whysz, -ENOEXEC, "no 64-bit entry: XLF_KERNEL_64 not set (ENOEXEC)");
 	setup_sects = k[H_SETUP_SECTS] ? k[H_SETUP_SECTS] : 4;
 	h->kern16 = ((uint64_t)setup_sects + 1) * 512;
 	if (klen <= h->kern16)
-		return failw(why, whysz, -ENOEXEC, "bzImage truncated (ENOEXEC)");
+		return lb_whyf(why, whysz, -ENOEXEC, "bzImage truncated (ENOEXEC)");
 	h->align = rd32(k + H_KERNEL_ALIGN);
 	if (!k[H_RELOCATABLE] || h->align < PG || (h->align & (h->align - 1)))
-		return failw(why, whysz, -ENOEXEC,
+		return lb_whyf(why, whysz, -ENOEXEC,
 			     "not relocatable or kernel_alignment %#" PRIx64 " unusable (ENOEXEC)",
 			     h->align);
 	init_size = rd32(k + H_INIT_SIZE);
 	h->kmem = PG_UP(init_size);
 	if (init_size < klen - h->kern16)
-		return failw(why, whysz, -ENOEXEC,
+		return lb_whyf(why, whysz, -ENOEXEC,
 			     "init_size %" PRIu64 " smaller than the kernel's %" PRIu64 " bytes (ENOEXEC)",
 			     init_size, (uint64_t)(klen - h->kern16));
 	cmdline_size = rd32(k + H_CMDLINE_SIZE);
 	if (clen > cmdline_size)
-		return failw(why, whysz, -E2BIG,
+		return lb_whyf(why, whysz, -E2BIG,
 			     "command line: %zu bytes, the kernel takes at most %" PRIu64 " (E2BIG)",
 			     clen, cmdline_size);
 	if (initrd_len > UINT64_MAX - PG)
-		return failw(why, whysz, -EINVAL, "initrd too large");
+		return lb_whyf(why, whysz, -EINVAL, "initrd too large");
 	return 0;
 }
 
@@ -395,13 +380,13 @@ static int place_all(const struct lb_kl_env *env, const struct bz *h, size_t ini
 	int r;
 
 	if ((r = place_pref_low(env, &t, h->kmem, h->align, MIN_KERNEL_ADDR, above4g, kaddr)))
-		return failw(why, whysz, r, "no room for the kernel's %" PRIu64 " bytes (init_size) in RAM (ENOMEM)",
+		return lb_whyf(why, whysz, r, "no room for the kernel's %" PRIu64 " bytes (init_size) in RAM (ENOMEM)",
 			     h->kmem);
 	take(&t, *kaddr, h->kmem);
 	if (initrd_len) {
 		if ((r = place_pref_low(env, &t, PG_UP(initrd_len), PG, MIN_DATA_ADDR,
 					above4g, iaddr)))
-			return failw(why, whysz, r, "no room for the initrd's %zu bytes in RAM (ENOMEM)",
+			return lb_whyf(why, whysz, r, "no room for the initrd's %zu bytes in RAM (ENOMEM)",
 				     initrd_len);
 		take(&t, *iaddr, PG_UP(initrd_len));
 	}
@@ -409,7 +394,7 @@ static int place_all(const struct lb_kl_env *env, const struct bz *h, size_t ini
 	 * for any reader */
 	if ((r = place(env, &t, L->total, PG, MIN_DATA_ADDR, LOW_4G, &L->addr)) &&
 	    (r = place(env, &t, L->total, PG, 0x3000, LOW_4G, &L->addr)))
-		return failw(why, whysz, r, "no room for boot_params below 4 GiB (ENOMEM)");
+		return lb_whyf(why, whysz, r, "no room for boot_params below 4 GiB (ENOMEM)");
 	take(&t, L->addr, L->total);
 	return 0;
 }
@@ -540,7 +525,7 @@ static int fill_setup_data(uint8_t *buf, uint8_t *bp, const struct lb_kl_env *en
 		o += SD_HDR + sizeof(env->rng);
 	}
 	if (o > L->total) /* cannot happen: total counted the same pieces */
-		return failw(why, whysz, -EINVAL, "setup_data overflow");
+		return lb_whyf(why, whysz, -EINVAL, "setup_data overflow");
 	wr64(bp + H_SETUP_DATA, sd_prev);
 	return 0;
 }
@@ -593,13 +578,13 @@ int lb_kl_build(const uint8_t *k, size_t klen, const void *initrd,
 
 	memset(p, 0, sizeof(*p));
 	if (!k || !env || !cmdline || (initrd_len && !initrd))
-		return failw(why, whysz, -EINVAL, "bad arguments");
+		return lb_whyf(why, whysz, -EINVAL, "bad arguments");
 	clen = strlen(cmdline);
 	if ((r = bz_check(k, klen, clen, initrd_len, &h, why, whysz)))
 		return r;
 	seg0_layout(env, &h, clen, &L);
 	if (!(buf = calloc(1, L.total)))
-		return failw(why, whysz, -ENOMEM, "out of memory (ENOMEM)");
+		return lb_whyf(why, whysz, -ENOMEM, "out of memory (ENOMEM)");
 	if ((r = place_all(env, &h, initrd_len, &L, &kaddr, &iaddr, why, whysz))) {
 		free(buf);
 		return r;
@@ -955,13 +940,13 @@ int lb_kl_env_read(struct lb_kl_env *env, char *why, size_t whysz)
 	}
 	/* where segments may go, and the e820 when there is no memmap */
 	if ((r = read_text("/proc/iomem", &t, 1 << 20)))
-		return failw(why, whysz, r, "/proc/iomem: %s", strerror(-r));
+		return lb_whyf(why, whysz, r, "/proc/iomem: %s", strerror(-r));
 	r = lb_kl_parse_iomem(t, e820_io, &n_io, env->ram, &env->n_ram, LB_KL_MAX_RANGES);
 	free(t);
 	if (r)
-		return failw(why, whysz, r, "/proc/iomem: %s", strerror(-r));
+		return lb_whyf(why, whysz, r, "/proc/iomem: %s", strerror(-r));
 	if (!env->n_ram || (env->n_ram == 1 && !env->ram[0].start && env->ram[0].end == 1))
-		return failw(why, whysz, -EPERM, "/proc/iomem: no RAM shown (not root?)");
+		return lb_whyf(why, whysz, -EPERM, "/proc/iomem: no RAM shown (not root?)");
 	if (read_firmware_memmap(env)) {
 		memcpy(env->e820, e820_io, n_io * sizeof(e820_io[0]));
 		env->n_e820 = n_io;
@@ -1019,25 +1004,25 @@ int lb_kexec_load_segments(const struct lb_stage *st, char *why, size_t whysz)
 	int r;
 
 	if (kb->fd < 0 || !kb->size)
-		return failw(why, whysz, -EINVAL, "kexec_load: no kernel staged");
+		return lb_whyf(why, whysz, -EINVAL, "kexec_load: no kernel staged");
 	if (!(env = malloc(sizeof(*env))))
-		return failw(why, whysz, -ENOMEM, "kexec_load: out of memory (ENOMEM)");
+		return lb_whyf(why, whysz, -ENOMEM, "kexec_load: out of memory (ENOMEM)");
 	if ((r = lb_kl_env_read(env, w, sizeof(w)))) {
-		failw(why, whysz, r, "kexec_load: %s", w);
+		lb_whyf(why, whysz, r, "kexec_load: %s", w);
 		goto out_env;
 	}
 	if ((r = map_fd(kb->fd, kb->size, &k))) {
-		failw(why, whysz, r, "kexec_load: map kernel: %s", strerror(-r));
+		lb_whyf(why, whysz, r, "kexec_load: map kernel: %s", strerror(-r));
 		goto out_env;
 	}
 	if (st->initrd.fd >= 0 && st->initrd.size &&
 	    (r = map_fd(st->initrd.fd, st->initrd.size, &ird))) {
-		failw(why, whysz, r, "kexec_load: map initrd: %s", strerror(-r));
+		lb_whyf(why, whysz, r, "kexec_load: map initrd: %s", strerror(-r));
 		goto out_k;
 	}
 	if ((r = lb_kl_build(k, (size_t)kb->size, ird, ird ? (size_t)st->initrd.size : 0,
 			     st->cmdline ? st->cmdline : "", env, &p, w, sizeof(w)))) {
-		failw(why, whysz, r, "kexec_load: %s", w);
+		lb_whyf(why, whysz, r, "kexec_load: %s", w);
 		goto out_i;
 	}
 	{
@@ -1053,7 +1038,7 @@ int lb_kexec_load_segments(const struct lb_stage *st, char *why, size_t whysz)
 		if (syscall(SYS_kexec_load, (unsigned long)p.entry, (unsigned long)p.n_seg,
 			    seg, (unsigned long)LB_KEXEC_ARCH_X86_64) < 0) {
 			r = -errno;
-			failw(why, whysz, r, "kexec_load: %s%s", strerror(-r),
+			lb_whyf(why, whysz, r, "kexec_load: %s%s", strerror(-r),
 			      r == -EPERM ? " (lockdown or kexec_load_disabled?)" :
 			      r == -ENOSYS ? " (no CONFIG_KEXEC)" : "");
 		}

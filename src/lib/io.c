@@ -93,6 +93,18 @@ int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len)
 	return r;
 }
 
+int lb_whyf(char *why, size_t whysz, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whysz) {
+		va_start(ap, fmt);
+		vsnprintf(why, whysz, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
 int lb_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;

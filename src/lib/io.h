@@ -30,6 +30,11 @@ int lb_read_path(const char *path, size_t max, uint8_t **out, size_t *len);
  * replaced. */
 int lb_write_atomic(const char *path, const void *p, size_t len, mode_t mode);
 
+/* A one-line reason into why (if why and whysz), as printf; returns rc:
+ * `return lb_whyf(why, whysz, -EBADMSG, "...", ...)`. */
+int lb_whyf(char *why, size_t whysz, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Do paths a and b name the same file (device and inode)? 0 if either
  * does not exist. Host tools refuse an output that is their input. */
 int lb_same_file(const char *a, const char *b);
