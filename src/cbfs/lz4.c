@@ -15,6 +15,21 @@
 
 #define LZ4F_MAGIC 0x184D2204u
 
+/* a length's extension bytes: added while they are 255 (capped at 1 GiB,
+ * which no buffer here reaches); -1 if the input ends first */
+static int more(const uint8_t *in, size_t len, size_t *i, size_t *v)
+{
+	unsigned b;
+
+	do {
+		if (*i >= len)
+			return -1;
+		b = in[(*i)++];
+		*v += b;
+	} while (b == 255 && *v < ((size_t)1 << 30));
+	return 0;
+}
+
 /* one LZ4 block: in[0..len) appended at out[*pos], at most cap */
 static int block(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t *pos)
 {
@@ -24,15 +39,8 @@ static int block(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t
 		unsigned tok = in[i++];
 		size_t lit = tok >> 4, mlen, off;
 
-		if (lit == 15) {
-			unsigned b;
-			do {
-				if (i >= len)
-					return -EBADMSG;
-				b = in[i++];
-				lit += b;
-			} while (b == 255 && lit < ((size_t)1 << 30));
-		}
+		if (lit == 15 && more(in, len, &i, &lit))
+			return -EBADMSG;
 		if (lit > len - i)
 			return -EBADMSG;
 		if (lit > cap - o)
@@ -49,15 +57,8 @@ static int block(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t
 		if (!off || off > o)
 			return -EBADMSG;
 		mlen = (tok & 15) + 4;
-		if ((tok & 15) == 15) {
-			unsigned b;
-			do {
-				if (i >= len)
-					return -EBADMSG;
-				b = in[i++];
-				mlen += b;
-			} while (b == 255 && mlen < ((size_t)1 << 30));
-		}
+		if ((tok & 15) == 15 && more(in, len, &i, &mlen))
+			return -EBADMSG;
 		if (mlen > cap - o)
 			return -ENOSPC;
 		for (size_t k = 0; k < mlen; k++, o++)
