@@ -264,8 +264,11 @@ static int master_header(struct lb_cbfs *c, char *why, size_t whysz)
 	if (len < 4)
 		return -ENOENT;
 	rel = (int32_t)le32(img + len - 4);
-	at = (uint64_t)((int64_t)len + rel);
-	if (rel >= 0 || at + MASTER_LEN > len || be32(img + at) != MASTER_MAGIC)
+	/* a negative offset from the end, to a header that lies inside */
+	if (rel >= 0 || (uint64_t)-(int64_t)rel > len)
+		return -ENOENT;
+	at = len - (uint64_t)-(int64_t)rel;
+	if (at + MASTER_LEN > len || be32(img + at) != MASTER_MAGIC)
 		return -ENOENT;
 	c->has_master = 1;
 	c->master_off = (uint32_t)at;
@@ -329,6 +332,11 @@ int lb_cbfs_parse(const uint8_t *img, size_t len, struct lb_cbfs **out, char *wh
 
 		if (!is_cbfs(img, a) || is_parent(c, i))
 			continue;
+		if (c->has_fmap) {
+			uint64_t fend = c->fmap_off + FMAP_HDR + (uint64_t)le16(img + c->fmap_off + 54) * FMAP_AREA;
+
+			a->holds_fmap = c->fmap_off < (uint64_t)a->off + a->size && a->off < fend;
+		}
 		a->is_cbfs = 1;
 		if ((rc = walk(img, a)))
 			goto bad;

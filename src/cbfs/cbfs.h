@@ -92,6 +92,7 @@ struct lb_cbfs_area {            /* an FMAP area, or the legacy region */
 	uint16_t flags;
 	int is_cbfs;
 	int bad;                     /* the walk stopped on a header that overflows */
+	int holds_fmap;              /* the FMAP's own bytes lie inside: never edited */
 	size_t n;                    /* files (is_cbfs) */
 	struct lb_cbfs_file *v;
 	char err[LB_CBFS_ERRLEN];    /* why the walk stopped early, if it did */

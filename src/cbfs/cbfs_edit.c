@@ -60,6 +60,8 @@ int lb_cbfs_remove(uint8_t *img, const struct lb_cbfs_area *a, const char *name,
 	const struct lb_cbfs_file *f = lb_cbfs_find(a, name);
 	size_t i, s, e;
 
+	if (a->holds_fmap)
+		return lb_whyf(why, whysz, -EINVAL, "region %s holds the FMAP: not edited", a->name);
 	if (!f)
 		return lb_whyf(why, whysz, -ENOENT, "region %s: no file '%s'", a->name, name);
 	i = (size_t)(f - a->v);
@@ -68,6 +70,16 @@ int lb_cbfs_remove(uint8_t *img, const struct lb_cbfs_area *a, const char *name,
 		;
 	for (e = i; e + 1 < a->n && is_empty(&a->v[e + 1]) && space_end(a, e) == a->v[e + 1].off; e++)
 		;
+	if (space_end(a, e) - a->v[s].off < EMPTY_HDR) {
+		/* too small for a new header (the last bytes of the region): the
+		 * file's own header becomes empty in place (type null, no name) */
+		uint8_t *p = img + a->off + f->off;
+
+		put_be32(p + 12, LB_CBFS_TYPE_NULL);
+		p[LB_CBFS_HDR] = 0;
+		memset(p + f->hdr_len, 0xff, f->len);
+		return 0;
+	}
 	write_empty(img + a->off, a->v[s].off, space_end(a, e));
 	return 0;
 }
@@ -81,6 +93,8 @@ int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, ui
 	uint32_t hdr;
 	int rc;
 
+	if (a->holds_fmap)
+		return lb_whyf(why, whysz, -EINVAL, "region %s holds the FMAP: not edited", a->name);
 	if (!nl || nl > 200 || memchr(name, '\n', nl))
 		return lb_whyf(why, whysz, -EINVAL, "'%s': a CBFS name is 1 to 200 bytes", name);
 	if (type == LB_CBFS_TYPE_NULL || type == LB_CBFS_TYPE_DELETED)
