@@ -9,7 +9,7 @@ MUSLCC    ?= musl-gcc
 # src/ by domain (docs/HACKING.md has the map); headers are included by name.
 CORE_DIRS := lib config net storage trust tpm kexec console firmware boot
 CFLAGS_COMMON := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	-Wshadow -Wvla -Isrc $(addprefix -Isrc/,$(CORE_DIRS) host)
+	-Wshadow -Wvla -Isrc $(addprefix -Isrc/,$(CORE_DIRS) host) -Ibuild
 HOST_CFLAGS   := $(CFLAGS_COMMON) -O2 -g
 TARGET_CFLAGS := $(CFLAGS_COMMON) -Os -static -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -DLB_TARGET_BUILD
@@ -74,6 +74,26 @@ build/asan/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
 
+# lboot's trampoline for coreboot Linux payloads (src/cbfs/payload.c embeds
+# it): freestanding 32-bit code linked at 0x40000, as a C array
+TRAMP_CFLAGS := -m32 -march=i686 -O2 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
+	-fno-builtin -fno-tree-loop-distribute-patterns -fno-delete-null-pointer-checks \
+	-fcf-protection=none -mno-sse -mno-mmx -mno-80387 -fno-asynchronous-unwind-tables \
+	-Wall -Wextra -Werror
+build/cbfs/trampoline.h: src/cbfs/trampoline/trampoline.c src/cbfs/trampoline/trampoline.ld
+	@mkdir -p $(@D)
+	$(CC) $(TRAMP_CFLAGS) -c $< -o build/cbfs/trampoline.o
+	ld -m elf_i386 -nostdlib --no-warn-rwx-segments -T src/cbfs/trampoline/trampoline.ld \
+		-o build/cbfs/trampoline.elf build/cbfs/trampoline.o
+	objcopy -O binary -j .blob build/cbfs/trampoline.elf build/cbfs/trampoline.bin
+	@if size -A build/cbfs/trampoline.elf | awk '$$1 == ".bss" && $$2 > 0 { f = 1 } END { exit !f }'; \
+		then echo "trampoline: has a .bss, which the blob would not hold" >&2; exit 1; fi
+	{ echo "/* generated from src/cbfs/trampoline by the Makefile */"; \
+	  echo "static const unsigned char lb_cbfs_trampoline[] = {"; \
+	  od -An -v -tx1 build/cbfs/trampoline.bin | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo "};"; } > $@.tmp && mv $@.tmp $@
+build/host/cbfs/payload.o build/asan/cbfs/payload.o: build/cbfs/trampoline.h
+
 out/lboot: $(HOST_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -88,16 +108,13 @@ out/bzImage: kernel/lboot.config kernel/build.sh
 
 # --- coreboot ROM: coreboot for QEMU q35 (Debian's source, cached outside the
 # tree) with lboot's kernel and initramfs as its Linux payload, added by
-# coreboot's own cbfstool (docs/coreboot.md)
+# lboot cbfs add-payload (coreboot/with-payload.sh; docs/coreboot.md)
 COREBOOT_CMDLINE ?= console=ttyS0,115200
 build/coreboot/q35.rom: coreboot/build.sh coreboot/q35.config
 	@mkdir -p $(@D)
 	coreboot/build.sh $@
-out/lboot-coreboot.rom: build/coreboot/q35.rom out/bzImage out/initramfs.cpio.xz
-	cp build/coreboot/q35.rom $@.tmp
-	cbfstool $@.tmp add-payload -f out/bzImage -I out/initramfs.cpio.xz \
-		-C "$(COREBOOT_CMDLINE)" -n fallback/payload >/dev/null
-	mv $@.tmp $@
+out/lboot-coreboot.rom: build/coreboot/q35.rom out/lboot out/bzImage out/initramfs.cpio.xz coreboot/with-payload.sh
+	coreboot/with-payload.sh $@ "$(COREBOOT_CMDLINE)"
 
 # --- firmware initramfs -------------------------------------------------------
 out/initramfs.cpio.xz: out/lboot out/lboot-target
@@ -116,7 +133,7 @@ tests: $(UNIT_BIN) $(FUZZ_BIN)
 
 # libFuzzer builds for real fuzzing runs: make fuzz; then build/fuzz/fuzz_X CORPUS
 fuzz: $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
-build/fuzz/fuzz_%: fuzz/fuzz_%.c $(CORE_SRC) $(LIBH_SRC)
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(CORE_SRC) $(LIBH_SRC) build/cbfs/trampoline.h
 	@mkdir -p $(@D)
 	clang $(CFLAGS_COMMON) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRC) $(LIBH_SRC) $(HOST_LIBS)
 # The GRUB harness links the interpreter and what it calls, not all of src/:

@@ -73,10 +73,8 @@ else
 fi
 
 case " $CASES " in *" cb"*)
-	make -s -C "$E2E_ROOT" build/coreboot/q35.rom >"$T/coreboot.log" 2>&1 &&
-		cp "$E2E_ROOT/build/coreboot/q35.rom" "$T/cb.rom" &&
-		cbfstool "$T/cb.rom" add-payload -f "$OUT/bzImage" -I "$OUT/initramfs.cpio.xz" \
-			-C "$ROM_CMDLINE" -n fallback/payload >>"$T/coreboot.log" 2>&1 ||
+	"$E2E_ROOT/coreboot/with-payload.sh" "$T/cb.rom" "$ROM_CMDLINE" \
+		"$OUT/initramfs.cpio.xz" "$OUT/bzImage" >"$T/coreboot.log" 2>&1 ||
 		{ tail -5 "$T/coreboot.log"; echo "bench: the coreboot ROM (cb cases) did not build"; exit 1; }
 	;;
 esac

@@ -1,5 +1,6 @@
 /* Fuzz the CBFS reader (cbfs.h): FMAP, master header, file walk,
- * attributes, payload segments, LZMA/LZ4 data of every file. */
+ * attributes, payload segments, LZMA/LZ4 data of every file; edits on a
+ * copy; the input as a bzImage for add-payload's Linux payload. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > (4u << 20))
 		return 0;
+	/* the input as the bzImage of add-payload: refused, or a payload whose
+	 * segments parse back (zero page, kernel, trampoline, command line,
+	 * initrd, entry) */
+	{
+		struct lb_cbfs_linux in = { .kernel = data, .klen = size, .initrd = data,
+					    .ilen = size < 64 ? size : 64, .cmdline = "console=ttyS0" };
+		struct lb_cbfs_seg sg[LB_CBFS_MAX_SEGS];
+		uint8_t *p;
+		size_t pn, n;
+
+		if (!lb_cbfs_linux_payload(&in, &p, &pn, why, sizeof(why))) {
+			struct lb_cbfs_file f = { .type = LB_CBFS_TYPE_SELF, .len = (uint32_t)pn, .data = p };
+
+			if (lb_cbfs_payload_segs(&f, sg, LB_CBFS_MAX_SEGS, &n, why, sizeof(why)) ||
+			    n != 6 || sg[1].len != size - ((size_t)(data[0x1f1] ? data[0x1f1] : 4) + 1) * 512)
+				abort();
+			free(p);
+		}
+	}
 	if (lb_cbfs_parse(data, size, &c, why, sizeof(why)))
 		return 0;
 	for (size_t i = 0; i < c->n; i++) {

@@ -148,6 +148,23 @@ int lb_cbfs_remove(uint8_t *img, const struct lb_cbfs_area *a, const char *name,
 int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, uint32_t type,
 		uint32_t comp, const uint8_t *data, size_t len, char *why, size_t whysz);
 
+/* A Linux payload for x86 as coreboot's selfboot loads it (payload.c has
+ * the layout): the bzImage's protected-mode part, lboot's trampoline
+ * (coreboot table -> e820 -> Linux's 32-bit entry), the zero page, the
+ * command line and initrd; each segment stored or LZMA (comp). Every
+ * field of the bzImage's setup header is checked first. The result is a
+ * CBFS file of type LB_CBFS_TYPE_SELF for lb_cbfs_add (free() it). */
+struct lb_cbfs_linux {
+	const uint8_t *kernel;
+	size_t klen;
+	const uint8_t *initrd;   /* NULL / 0: none */
+	size_t ilen;
+	const char *cmdline;     /* NULL: none */
+	uint32_t comp;
+};
+int lb_cbfs_linux_payload(const struct lb_cbfs_linux *in, uint8_t **out, size_t *len, char *why,
+			  size_t whysz);
+
 /* Decompress one segment or a whole LZ4/LZMA blob. */
 int lb_cbfs_decompress(uint32_t comp, const uint8_t *in, size_t len, size_t max,
 		       uint8_t **out, size_t *out_len);

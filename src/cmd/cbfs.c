@@ -1,4 +1,5 @@
-/* lboot cbfs: read coreboot ROM images (ls, layout, extract). */
+/* lboot cbfs: read and edit coreboot ROM images (ls, layout, extract, add,
+ * remove, add-payload). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@ LB_APPLET(cbfs, LB_HOST,
 "       lboot cbfs extract [-r REGION] [--raw] ROM NAME -o FILE\n"
 "       lboot cbfs add [-r REGION] [-t TYPE] [-c none|lzma] ROM FILE NAME -o OUT\n"
 "       lboot cbfs remove [-r REGION] ROM NAME -o OUT\n"
+"       lboot cbfs add-payload [-r REGION] [-c none|lzma] [-n NAME] [-I INITRD]\n"
+"                              [-C CMDLINE] [--replace] ROM BZIMAGE -o OUT\n"
 "Read coreboot's file system (CBFS) in a coreboot ROM: FMAP areas, the\n"
 "master header of older images, files and their attributes, payload\n"
 "segments, LZMA and LZ4 data.\n"
@@ -29,8 +32,14 @@ LB_APPLET(cbfs, LB_HOST,
 "           (default), or a number; -c lzma: compressed, with the attribute\n"
 "           coreboot reads); one line with the room left if it does not fit\n"
 "  remove   NAME; its space becomes free (merged with free space next to it)\n"
-"           add and remove write OUT atomically; ROM is never modified, and\n"
-"           OUT is parsed again before it is written\n"
+"  add-payload  an x86 Linux kernel (bzImage), its initrd and command line\n"
+"           as coreboot's Linux payload NAME (default fallback/payload), in\n"
+"           the layout cbfstool add-payload writes, with lboot's trampoline\n"
+"           (coreboot's memory map -> e820 -> the kernel's 32-bit entry);\n"
+"           -c: each segment stored or LZMA; --replace: remove an old NAME\n"
+"           in the same edit\n"
+"           edits write OUT atomically, after it is parsed again and the\n"
+"           file read back; the ROM is never modified\n"
 "  -r REGION  the FMAP area (COREBOOT, FW_MAIN_A, ...)\n"
 "Exit: 0 ok, 1 failure (no such file, corrupt image), 2 usage.\n")
 
@@ -217,29 +226,35 @@ static int extract(const struct lb_cbfs_area *a, const char *rom, const char *na
 	return 0;
 }
 
-/* add or remove on a copy of the ROM; the result is parsed again and
- * written atomically to out, never over the ROM */
-static int edit(const char *sub, const struct lb_cbfs *c, const char *region, const char *rom,
-		const char *a1, const char *a2, const char *out, uint32_t type, uint32_t comp)
+/* What an edit does: remove `name`, or add `data` as `name` (after
+ * removing an old `name` when replace is set). */
+struct edit {
+	int add, replace;
+	const char *name;
+	uint32_t type, comp;
+	const uint8_t *data;
+	size_t dlen;
+};
+
+/* the edit on a copy of the ROM; the copy is parsed (only the copy), edited,
+ * parsed again and read back, then written atomically to out, never over
+ * the ROM */
+static int edit(const struct edit *e, const struct lb_cbfs *c, const char *region, const char *rom,
+		const char *out)
 {
 	char why[LB_CBFS_ERRLEN];
-	uint8_t *copy = NULL, *data = NULL;
+	uint8_t *copy = NULL;
 	struct lb_cbfs *c2 = NULL, *c3 = NULL;
 	const struct lb_cbfs_area *a;
-	size_t dlen = 0;
-	int rc = 1, r;
+	int rc = 1, r = 0;
 
 	if (lb_same_file(rom, out) || !strcmp(rom, out)) {
 		lb_err("%s: is the ROM itself: refused (write the result to a new file)", out);
 		return 1;
 	}
-	if (!strcmp(sub, "add") && (r = lb_read_path(a1, LB_CBFS_MAX_IMAGE, &data, &dlen))) {
-		lb_err("%s: %s", a1, r == -EFBIG ? "larger than the 256 MiB cap" : strerror(-r));
-		return 1;
-	}
 	if (!(copy = malloc(c->len ? c->len : 1))) {
 		lb_err("out of memory");
-		goto out;
+		return 1;
 	}
 	memcpy(copy, c->img, c->len);
 	if ((r = lb_cbfs_parse(copy, c->len, &c2, why, sizeof(why))) ||
@@ -247,31 +262,43 @@ static int edit(const char *sub, const struct lb_cbfs *c, const char *region, co
 		lb_err("%s: %s", rom, r ? why : "no such CBFS region");
 		goto out;
 	}
-	if (!strcmp(sub, "add"))
-		r = lb_cbfs_add(copy, a, a2, type, comp, data, dlen, why, sizeof(why));
-	else
-		r = lb_cbfs_remove(copy, a, a1, why, sizeof(why));
-	if (r) {
+	if (!e->add || (e->replace && lb_cbfs_find(a, e->name))) {
+		if ((r = lb_cbfs_remove(copy, a, e->name, why, sizeof(why)))) {
+			lb_err("%s: %s", rom, why);
+			goto out;
+		}
+		if (e->add) { /* the space freed is where the new file may go */
+			lb_cbfs_free(c2);
+			c2 = NULL;
+			if ((r = lb_cbfs_parse(copy, c->len, &c2, why, sizeof(why))) ||
+			    !(a = lb_cbfs_area(c2, region))) {
+				lb_err("%s: after removing '%s': %s", rom, e->name, r ? why : "no region");
+				goto out;
+			}
+		}
+	}
+	if (e->add && (r = lb_cbfs_add(copy, a, e->name, e->type, e->comp, e->data, e->dlen, why,
+				       sizeof(why)))) {
 		lb_err("%s: %s", rom, why);
 		goto out;
 	}
 	/* what is written must read back: the file there (or gone), all else as before */
 	if ((r = lb_cbfs_parse(copy, c->len, &c3, why, sizeof(why))) ||
-	    !(a = lb_cbfs_area(c3, region)) ||
-	    !lb_cbfs_find(a, !strcmp(sub, "add") ? a2 : a1) != !strcmp(sub, "remove")) {
+	    !(a = lb_cbfs_area(c3, region)) || !lb_cbfs_find(a, e->name) != !e->add) {
 		lb_err("%s: the edited image does not read back (%s): not written", rom,
 		       r ? why : "the file is not where it was put");
 		goto out;
 	}
-	if (!strcmp(sub, "add")) {
+	if (e->add) {
 		uint8_t *back = NULL;
 		size_t blen = 0;
 
-		r = lb_cbfs_file_data(lb_cbfs_find(a, a2), LB_CBFS_MAX_DECOMP, &back, &blen, why,
+		r = lb_cbfs_file_data(lb_cbfs_find(a, e->name), LB_CBFS_MAX_DECOMP, &back, &blen, why,
 				      sizeof(why));
-		if (r || blen != dlen || (dlen && memcmp(back, data, dlen))) {
+		if (r || blen != e->dlen || (blen && memcmp(back, e->data, blen))) {
 			free(back);
-			lb_err("%s: '%s' does not read back as FILE's bytes: not written", rom, a2);
+			lb_err("%s: '%s' does not read back as the bytes put there: not written", rom,
+			       e->name);
 			goto out;
 		}
 		free(back);
@@ -285,7 +312,45 @@ out:
 	lb_cbfs_free(c2);
 	lb_cbfs_free(c3);
 	free(copy);
-	free(data);
+	return rc;
+}
+
+static int read_input(const char *path, uint8_t **d, size_t *n)
+{
+	int r = lb_read_path(path, LB_CBFS_MAX_IMAGE, d, n);
+
+	if (r)
+		lb_err("%s: %s", path, r == -EFBIG ? "larger than the 256 MiB cap" : strerror(-r));
+	return r ? 1 : 0;
+}
+
+/* add-payload: the Linux payload built from KERNEL (+ initrd, command line) */
+static int add_payload(struct edit *e, const struct lb_cbfs *c, const char *region, const char *rom,
+		       const char *kernel, const char *initrd, const char *cmdline, const char *out)
+{
+	struct lb_cbfs_linux in = { .cmdline = cmdline, .comp = e->comp };
+	uint8_t *k = NULL, *i = NULL, *pl = NULL;
+	char why[LB_CBFS_ERRLEN];
+	size_t plen = 0;
+	int rc = 1, r;
+
+	if (read_input(kernel, &k, &in.klen) || (initrd && read_input(initrd, &i, &in.ilen)))
+		goto out;
+	in.kernel = k;
+	in.initrd = i;
+	if ((r = lb_cbfs_linux_payload(&in, &pl, &plen, why, sizeof(why)))) {
+		lb_err("%s: %s", kernel, why);
+		goto out;
+	}
+	e->type = LB_CBFS_TYPE_SELF;
+	e->comp = LB_CBFS_COMP_NONE; /* the segments are compressed, not the file */
+	e->data = pl;
+	e->dlen = plen;
+	rc = edit(e, c, region, rom, out);
+out:
+	free(k);
+	free(i);
+	free(pl);
 	return rc;
 }
 
@@ -295,7 +360,9 @@ int cbfs_main(int argc, char **argv)
 	const char *pos[3] = { 0 };
 	int npos = 0, json = 0, raw = 0, rc = 1, want;
 	uint32_t type = LB_CBFS_TYPE_RAW, comp = LB_CBFS_COMP_NONE;
-	int editing = sub && (!strcmp(sub, "add") || !strcmp(sub, "remove"));
+	const char *initrd = NULL, *cmdline = NULL, *name = "fallback/payload";
+	int payload = sub && !strcmp(sub, "add-payload"), replace = 0;
+	int editing = sub && (!strcmp(sub, "add") || !strcmp(sub, "remove") || payload);
 	struct lb_cbfs *c;
 
 	if (!sub || (strcmp(sub, "ls") && strcmp(sub, "layout") && strcmp(sub, "extract") &&
@@ -328,7 +395,15 @@ int cbfs_main(int argc, char **argv)
 				lb_err("-t %s: raw or a number", t);
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "-c") && !strcmp(sub, "add") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "-I") && payload && i + 1 < argc) {
+			initrd = argv[++i];
+		} else if (!strcmp(argv[i], "-C") && payload && i + 1 < argc) {
+			cmdline = argv[++i];
+		} else if (!strcmp(argv[i], "-n") && payload && i + 1 < argc) {
+			name = argv[++i];
+		} else if (!strcmp(argv[i], "--replace") && payload) {
+			replace = 1;
+		} else if (!strcmp(argv[i], "-c") && (!strcmp(sub, "add") || payload) && i + 1 < argc) {
 			const char *t = argv[++i];
 
 			if (!strcmp(t, "none")) {
@@ -350,7 +425,7 @@ int cbfs_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	want = !strcmp(sub, "add") ? 3 : !strcmp(sub, "extract") || !strcmp(sub, "remove") ? 2 : 1;
+	want = !strcmp(sub, "add") ? 3 : !strcmp(sub, "extract") || !strcmp(sub, "remove") || payload ? 2 : 1;
 	if (npos != want || ((!strcmp(sub, "extract") || editing) && !out)) {
 		lb_usage("cbfs");
 		return 2;
@@ -376,8 +451,23 @@ int cbfs_main(int argc, char **argv)
 		lb_err("%s: no CBFS region '%s'", pos[0], region ? region : "COREBOOT");
 		goto out;
 	}
-	if (editing) {
-		rc = edit(sub, c, region, pos[0], pos[1], pos[2], out, type, comp);
+	if (payload) {
+		struct edit e = { .add = 1, .replace = replace, .name = name, .comp = comp };
+
+		rc = add_payload(&e, c, region, pos[0], pos[1], initrd, cmdline, out);
+	} else if (!strcmp(sub, "add")) {
+		struct edit e = { .add = 1, .name = pos[2], .type = type, .comp = comp };
+		uint8_t *d = NULL;
+
+		if (!(rc = read_input(pos[1], &d, &e.dlen))) {
+			e.data = d;
+			rc = edit(&e, c, region, pos[0], out);
+		}
+		free(d);
+	} else if (editing) {
+		struct edit e = { .name = pos[1] };
+
+		rc = edit(&e, c, region, pos[0], out);
 	} else if (!strcmp(sub, "ls")) {
 		if (json)
 			json_image(c, region, 1);

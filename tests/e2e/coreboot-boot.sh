@@ -1,9 +1,11 @@
 #!/bin/bash
 # coreboot + lboot: coreboot for QEMU q35 (built from Debian's coreboot
 # source package, cached) with lboot's firmware kernel and initramfs as its
-# Linux payload, booted as the BIOS: no UEFI anywhere. lboot boots the
-# target OS from a virtio disk (ESP with a BLS entry). lboot cbfs reads the
-# ROM as coreboot's cbfstool does.
+# Linux payload (lboot cbfs add-payload, lboot's trampoline), booted as the
+# BIOS: no UEFI anywhere. lboot boots the target OS from a virtio disk (ESP
+# with a BLS entry). lboot cbfs reads the ROM as coreboot's cbfstool does;
+# the same payload added by cbfstool (its own trampoline) boots too and
+# gives Linux the same memory map.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rom-lib.sh"
 e2e_init coreboot-boot
@@ -11,14 +13,24 @@ if ! make -s -C "$E2E_ROOT" build/coreboot/q35.rom >"$T/build.log" 2>&1; then
 	sed 's/^/# /' "$T/build.log" | tail -20; not_ok "coreboot built from Debian's source"; e2e_done
 fi
 ok "coreboot built from Debian's source ($(grep -o 'coreboot: [a-z]* .*' "$T/build.log" | tail -1))"
-cp "$E2E_ROOT/build/coreboot/q35.rom" "$T/cb.rom"
-cbfstool "$T/cb.rom" add-payload -f "$OUT/bzImage" -I "$OUT/initramfs.cpio.xz" \
-	-C "$ROM_CMDLINE_TEST" -n fallback/payload >"$T/add.log" 2>&1 &&
-	ok "cbfstool add-payload: lboot's kernel and initramfs" || not_ok "cbfstool add-payload"
+"$E2E_ROOT/coreboot/with-payload.sh" "$T/cb.rom" "$ROM_CMDLINE_TEST" >"$T/add.log" 2>&1 &&
+	ok "lboot cbfs add-payload: lboot's kernel and initramfs, lboot's trampoline" ||
+	{ sed 's/^/# /' "$T/add.log"; not_ok "lboot cbfs add-payload"; }
 "$OUT/lboot" cbfs ls "$T/cb.rom" >"$T/ls.txt" 2>&1 && cbfstool "$T/cb.rom" print >"$T/print.txt" 2>/dev/null &&
 	diff "$T/ls.txt" "$T/print.txt" >/dev/null && grep -q '^fallback/payload  *0x[0-9a-f]*  *simple elf' "$T/ls.txt" &&
 	ok "lboot cbfs ls = cbfstool print on the coreboot ROM (stages, payload, bootblock)" ||
 	not_ok "lboot cbfs ls = cbfstool print on the coreboot ROM"
+# the oracle: the same payload added by coreboot's own cbfstool (its
+# trampoline); booted first, to lboot's start
+cp "$E2E_ROOT/build/coreboot/q35.rom" "$T/cbfstool.rom"
+cbfstool "$T/cbfstool.rom" add-payload -f "$OUT/bzImage" -I "$OUT/initramfs.cpio.xz" \
+	-C "$ROM_CMDLINE_TEST" -n fallback/payload >"$T/cbfstool-add.log" 2>&1 &&
+	ok "cbfstool add-payload: the same kernel, initramfs and command line" || not_ok "cbfstool add-payload"
+E2E_BIOS=$T/cbfstool.rom qemu_start
+expect 'lboot: lboot .* starting' 240 && ok "cbfstool's ROM boots lboot ($(elapsed) s)" ||
+	not_ok "cbfstool's ROM boots lboot"
+qemu_stop
+grep -a 'BIOS-e820:' "$T/serial.log" | sed 's/^\[[^]]*\] //' >"$T/e820-cbfstool.txt"
 rom_demo_disk "$T/disk.img" coreboot
 E2E_BIOS=$T/cb.rom qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
 expect 'coreboot-.* bootblock starting' 60 && ok "coreboot's bootblock" || not_ok "coreboot's bootblock"
@@ -26,6 +38,14 @@ expect 'Jumping to boot code' 120 && ok "coreboot ran the payload ($(elapsed) s)
 expect "Command line: $ROM_CMDLINE_TEST" 60 && ok "the kernel got the payload's command line" ||
 	not_ok "the kernel got the payload's command line"
 expect 'lboot: lboot .* starting' 120 && ok "lboot is PID 1 under coreboot" || not_ok "lboot is PID 1 under coreboot"
+# lboot's trampoline gives Linux the memory map cbfstool's does
+grep -a 'BIOS-e820:' "$T/serial.log" | sed 's/^\[[^]]*\] //' >"$T/e820-lboot.txt"
+if [ -s "$T/e820-lboot.txt" ] && grep -q usable "$T/e820-lboot.txt" &&
+	diff "$T/e820-cbfstool.txt" "$T/e820-lboot.txt" >"$T/e820.diff"; then
+	ok "the kernel's e820 map = under cbfstool's payload ($(wc -l <"$T/e820-lboot.txt") ranges)"
+else
+	sed 's/^/# /' "$T/e820.diff"; not_ok "the kernel's e820 map = under cbfstool's payload"
+fi
 expect 'lboot: no EFI firmware \(/sys/firmware/efi absent\): no EFI variables' 30 &&
 	ok "lboot says once what it cannot keep without EFI" || not_ok "lboot says what it cannot keep without EFI"
 expect 'lboot-target: TARGET-OS-UP' 300 && ok "target OS up from virtio ($(elapsed) s)" || not_ok "target OS up from virtio"

@@ -171,8 +171,8 @@ EOC
 # the ROM's payload volume below it in the larger layout, docs/rom.md).
 # With E2E_BIOS=path, boots that ROM as the BIOS (-bios: a coreboot ROM).
 # With E2E_COREBOOT=1, the same kernel, initramfs and command line as the
-# direct boot, as the Linux payload of coreboot (build/coreboot/q35.rom,
-# cbfstool add-payload), booted as the BIOS: a scenario run under coreboot
+# direct boot, as the Linux payload of coreboot (coreboot/with-payload.sh:
+# lboot cbfs add-payload), booted as the BIOS: a scenario run under coreboot
 # (tests/e2e/coreboot-*.sh run others this way; names get "@coreboot").
 # With E2E_BOOT_N=1, no kernel: SeaBIOS boots from the network (-boot n).
 # Serial goes to $T/serial.log; `send` writes to it. With E2E_SERIAL_TS=1,
@@ -190,12 +190,9 @@ qemu_start() {
 	elif [ -n "${E2E_BIOS:-}" ]; then
 		base=(-machine q35 -bios "$E2E_BIOS")
 	elif [ -n "${E2E_COREBOOT:-}" ]; then
-		make -s -C "$E2E_ROOT" build/coreboot/q35.rom >"$T/coreboot-build.log" 2>&1 &&
-			cp "$E2E_ROOT/build/coreboot/q35.rom" "$T/coreboot.rom" &&
-			cbfstool "$T/coreboot.rom" add-payload -f "$OUT/bzImage" \
-				-I "${E2E_INITRD:-$OUT/initramfs.cpio.xz}" -n fallback/payload \
-				-C "console=ttyS0,115200 panic=-1 ${E2E_APPEND-lboot.timeout=0}" \
-				>>"$T/coreboot-build.log" 2>&1 ||
+		"$E2E_ROOT/coreboot/with-payload.sh" "$T/coreboot.rom" \
+			"console=ttyS0,115200 panic=-1 ${E2E_APPEND-lboot.timeout=0}" \
+			"${E2E_INITRD:-$OUT/initramfs.cpio.xz}" "$OUT/bzImage" >"$T/coreboot-build.log" 2>&1 ||
 			{ sed 's/^/# /' "$T/coreboot-build.log" | tail -20; not_ok "coreboot ROM with this payload"; }
 		base=(-machine q35 -bios "$T/coreboot.rom")
 	elif [ -n "${E2E_BOOT_N:-}" ]; then

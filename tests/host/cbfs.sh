@@ -246,6 +246,93 @@ bad "add onto the ROM itself: refused" "is the ROM itself: refused" \
 	"$L" cbfs add self.rom txt z -o self.rom
 check "cbfs: the ROM is byte-identical after the refused add" test "$(sha256sum <self.rom)" = "$sum"
 
+# --- add-payload: lboot's Linux payload, against cbfstool's -------------------------------
+# the same kernel, initrd and command line: cbfstool add-payload into one
+# empty ROM, lboot cbfs add-payload into another
+cbfstool pe.rom create -M a.fmap -r COREBOOT,FW_MAIN_A >/dev/null 2>&1
+cp pe.rom pt.rom
+cbfstool pt.rom add-payload -f "$KERNEL" -n fallback/payload -I initrd -C "console=ttyS0 quiet" >/dev/null 2>&1
+sum=$(sha256sum <pe.rom)
+"$L" cbfs add-payload pe.rom "$KERNEL" -I initrd -C "console=ttyS0 quiet" -o pl.rom 2>pl.err
+check "cbfs: add-payload wrote a new ROM, the input unchanged" \
+	bash -c "[ -s pl.rom ] && ! [ -s pl.err ] && [ \"\$(sha256sum <pe.rom)\" = '$sum' ]"
+"$L" cbfs add-payload -c lzma pe.rom "$KERNEL" -I initrd -C "console=ttyS0 quiet" -o plz.rom 2>>pl.err
+"$L" cbfs ls --json pl.rom >pl.json; "$L" cbfs ls --json pt.rom >pt.json; "$L" cbfs ls --json plz.rom >plz.json
+"$L" cbfs extract pl.rom fallback/payload -o pl.bin
+"$L" cbfs extract plz.rom fallback/payload -o plz.bin
+cbfstool pl.rom print -v >pl-v.txt 2>/dev/null
+check "cbfs: add-payload = cbfstool add-payload, segment by segment (kernel at the same address, the same bytes; cmdline; initrd; entry), cbfstool print -v agrees" \
+	python3 - "$KERNEL" <<'EOF'
+import json, re, struct, sys
+k = open(sys.argv[1], "rb").read()
+setup = ((k[0x1f1] or 4) + 1) * 512
+def segs(f):
+    fs = {f["name"]: f for a in json.load(open(f))["areas"] for f in a.get("files", [])}
+    return fs["fallback/payload"]["segments"]
+ours, theirs = segs("pl.json"), segs("pt.json")
+assert [s["type"] for s in ours] == [s["type"] for s in theirs] == ["DATA", "CODE", "CODE", "DATA", "DATA", "ENTR"], (ours, theirs)
+# the kernel: the same load address and length as cbfstool's, the bytes after the setup sectors
+assert ours[1]["load"] == theirs[1]["load"] and ours[1]["size"] == theirs[1]["size"] == len(k) - setup
+p = open("pl.bin", "rb").read()
+assert p[ours[1]["offset"]:ours[1]["offset"] + ours[1]["size"]] == k[setup:]
+# the zero page and command line where cbfstool puts them; the entry is the trampoline
+assert ours[0]["load"] == theirs[0]["load"] == 0x90000 and ours[0]["size"] == 4096
+assert ours[3]["load"] == theirs[3]["load"] == 0x91000
+assert p[ours[3]["offset"]:ours[3]["offset"] + ours[3]["size"]] == b"console=ttyS0 quiet\0"
+assert ours[2]["load"] == theirs[2]["load"] == ours[5]["load"] == theirs[5]["load"] == 0x40000
+# the initrd: its bytes, past the kernel's whole init_size, below initrd_addr_max
+init_size, imax = struct.unpack_from("<I", k, 0x260)[0], struct.unpack_from("<I", k, 0x22c)[0]
+assert p[ours[4]["offset"]:ours[4]["offset"] + ours[4]["size"]] == b"lboot\n"
+assert ours[4]["load"] >= ours[1]["load"] + max(init_size, len(k) - setup) and ours[4]["load"] + 6 <= imax
+# the zero page: the kernel's setup header, then what a loader fills in
+zp = p[ours[0]["offset"]:ours[0]["offset"] + 4096]
+hend = 0x202 + k[0x201]
+assert zp[0x1f1:0x210] == k[0x1f1:0x210] and zp[0x230:hend] == k[0x230:hend]
+assert zp[0x210] == 0xff
+assert struct.unpack_from("<III", zp, 0x214) == (ours[1]["load"], ours[4]["load"], 6)
+assert struct.unpack_from("<I", zp, 0x228)[0] == 0x91000
+# cbfstool print -v lists the same segments
+v = re.findall(r"(code|data) +\(none compression, offset: 0x([0-9a-f]+), load: 0x([0-9a-f]+), length: (\d+)/(\d+)\)", open("pl-v.txt").read())
+assert [(int(o, 16), int(l, 16), int(n)) for _, o, l, n, _ in v] == [(s["offset"], s["load"], s["size"]) for s in ours[:5]], v
+assert "entry (0x40000)" in open("pl-v.txt").read()
+EOF
+check "cbfs: add-payload -c lzma: every segment LZMA, each decompresses (python's lzma) to the stored payload's bytes" \
+	python3 - <<'EOF'
+import json, lzma
+def payload(j):
+    return {f["name"]: f for a in json.load(open(j))["areas"] for f in a.get("files", [])}["fallback/payload"]
+a, z = payload("pl.json")["segments"], payload("plz.json")["segments"]
+pa, pz = open("pl.bin", "rb").read(), open("plz.bin", "rb").read()
+assert len(z) == 6
+for s, t in zip(a[:5], z[:5]):
+    assert t["compression"] == "LZMA" and t["load"] == s["load"] and t["memsize"] == s["size"], (s, t)
+    d = lzma.decompress(pz[t["offset"]:t["offset"] + t["size"]], format=lzma.FORMAT_ALONE)
+    assert d == pa[s["offset"]:s["offset"] + s["size"]]
+EOF
+# --replace: the payload cbfstool put in a.rom becomes lboot's, in one edit
+"$L" cbfs add-payload --replace a.rom "$KERNEL" -I initrd -C "console=ttyS0" -o pr.rom 2>pr.err
+check "cbfs: add-payload --replace: cbfstool print lists the new payload as lboot ls does, the other files kept" \
+	bash -c "cbfstool pr.rom print -v >prv.txt 2>/dev/null && grep -q 'code  (none compression, offset: 0x[0-9a-f]*, load: 0x40000, length: [0-9]*/' prv.txt &&
+		[ \$(grep -c '^fallback/payload ' prv.txt) = 1 ] && grep -q '^cfg/lzma ' prv.txt && grep -q '^rnd ' prv.txt &&
+		'$L' cbfs ls pr.rom | diff - <(cbfstool pr.rom print 2>/dev/null) >/dev/null"
+bad "add-payload of a name already there (no --replace)" "'fallback/payload' is already there \(remove it first\)" \
+	"$L" cbfs add-payload a.rom "$KERNEL" -o out.bin
+bad "add-payload of a file that is not a bzImage" "txt: not an x86 bzImage" \
+	"$L" cbfs add-payload pe.rom txt -o out.bin
+head -c 3000 /dev/zero | tr '\0' x >long
+bad "add-payload: a command line longer than the kernel takes" \
+	"the command line is 3000 bytes; this kernel takes at most [0-9]+" \
+	"$L" cbfs add-payload pe.rom "$KERNEL" -C "$(cat long)" -o out.bin
+bad "add-payload that does not fit: the size needed and the room left" \
+	"region COREBOOT: 'fallback/payload' needs [0-9]+ bytes \(header 44 \+ data [0-9]+\); the largest free space is [0-9]+ bytes" \
+	"$L" cbfs add-payload pe.rom "$KERNEL" -I huge -o out.bin
+# a kernel whose setup header lies: setup sectors past its end
+python3 -c "
+k = bytearray(open('$KERNEL', 'rb').read()[:8192]); k[0x1f1] = 200
+open('liar', 'wb').write(k)"
+bad "add-payload: setup sectors past the file's end" "setup sectors \(102912 bytes\) reach past the file's 8192 bytes" \
+	"$L" cbfs add-payload pe.rom liar -o out.bin
+
 # --- interface -----------------------------------------------------------------------------------
 "$L" cbfs --help >help.txt 2>&1
 check "cbfs: --help exits 0 and names the subcommands" bash -c "[ $? = 0 ] && grep -q 'lboot cbfs ls' help.txt"
