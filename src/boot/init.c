@@ -37,6 +37,8 @@
 #include "watchdog.h"
 #include "order.h"
 #include "bootstate.h"
+#include "coreboot.h"
+#include "tcglog.h"
 #include "log.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
@@ -365,6 +367,55 @@ static int tpm_best_effort; /* lboot.tpm=best-effort: a failed measurement
 static int measure_refused; /* the last check refused an entry it could not measure */
 static int fault_dropcaches; /* lboot.fault_dropcaches=1 */
 
+/* Under coreboot (no EFI): coreboot 4.x measured its stages and payload into
+ * PCR 2 and kept the log in CBMEM (TCPA format), where no kernel reads it;
+ * the log lboot hands over starts with those events, so the OS can replay
+ * PCR 2 too (docs/coreboot.md). coreboot extends one bank (SHA-256): when
+ * the TPM has other banks active, its events cannot be written as the
+ * crypto-agile log needs them, and that is said instead. */
+static void measure_coreboot(void)
+{
+	static struct lb_cb_mevent ev[LB_CB_MAX_MEVENTS];
+	char why[256] = "", pcrs[64] = "";
+	unsigned mask = lb_measure_banks(&tpm), seen = 0;
+	size_t n = 0, k;
+	int r = lb_cb_measurements(lb_cb_read_mem, NULL, ev, LB_CB_MAX_MEVENTS, &n, why, sizeof(why));
+
+	if (r == -ENOENT && strstr(why, "no coreboot table"))
+		return; /* not coreboot */
+	if (r) {
+		say(LB_LOG_WARN "lboot: TPM: coreboot's measurements are not in the event log: %s\n", why);
+		return;
+	}
+	for (k = 0; k < n; k++)
+		if (LB_HASH_BIT(ev[k].alg) != mask)
+			break;
+	if (k < n) {
+		say(LB_LOG_WARN "lboot: TPM: coreboot's %zu measurements are not in the event log: "
+		    "coreboot extended %s only and the TPM's active banks differ; the OS cannot replay "
+		    "the PCRs coreboot extended\n", n, lb_hash_name(ev[k].alg));
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		struct lb_digests d = { .mask = mask };
+
+		memcpy(d.d[ev[k].alg], ev[k].digest, lb_hash_len(ev[k].alg));
+		if ((r = lb_measure_firmware_event(&tpm, ev[k].pcr, LB_EV_ACTION, &d, ev[k].name,
+						   strlen(ev[k].name) + 1))) {
+			say(LB_LOG_WARN "lboot: TPM: coreboot's measurement %zu: %s\n", k, strerror(-r));
+			return;
+		}
+		if (!(seen & (1u << ev[k].pcr))) {
+			size_t l = strlen(pcrs);
+
+			seen |= 1u << ev[k].pcr;
+			snprintf(pcrs + l, sizeof(pcrs) - l, "%s%u", l ? " " : "", ev[k].pcr);
+		}
+	}
+	say(LB_LOG_NOTICE "lboot: TPM: coreboot's %zu measurements (PCR %s, its TCPA log) start the event log\n",
+	    n, n ? pcrs : "-");
+}
+
 static void measure_setup(const struct lb_boot_opts *o)
 {
 	char err[256] = "", banks[64] = "";
@@ -398,6 +449,8 @@ static void measure_setup(const struct lb_boot_opts *o)
 	say(LB_LOG_NOTICE "lboot: TPM 2.0 (%s): measuring what boots into PCR 4, 9 (and 11 for a UKI), banks %s\n",
 	    tpm.dev.path, banks);
 	tpm_on = 1;
+	if (o->pid1 && access("/sys/firmware/efi", F_OK))
+		measure_coreboot();
 }
 
 /* The platform hierarchy locked after measuring, whatever its outcome:

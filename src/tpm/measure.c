@@ -72,7 +72,7 @@ int lb_measure_attach(struct lb_measure *m, lb_tpm2_xfer_fn xfer, void *ctx,
 	lb_tpm2_init(&m->t, xfer, ctx);
 	m->n_banks = 0;
 	m->mask = 0;
-	m->n_ev = m->n_logged = m->n_pending = 0;
+	m->n_ev = m->n_logged = m->n_pending = m->n_fw = 0;
 	m->staging = 0;
 	rc = lb_tpm2_get_banks(&m->t, banks, LB_TPM2_MAX_BANKS, &nb);
 	if (rc) {
@@ -147,7 +147,7 @@ void lb_measure_close(struct lb_measure *m)
 		free(m->ev[i].data);
 		m->ev[i].data = NULL;
 	}
-	m->n_ev = m->n_logged = 0;
+	m->n_ev = m->n_logged = m->n_fw = 0;
 	if (m->have_dev)
 		lb_tpmdev_close(&m->dev);
 	m->have_dev = 0;
@@ -195,6 +195,37 @@ int lb_measure_digest(struct lb_measure *m, uint32_t pcr, uint32_t type,
 		}
 		ev = &m->ev[m->n_ev++];
 	}
+	ev->pcr = pcr;
+	ev->type = type;
+	memset(&ev->d, 0, sizeof(ev->d));
+	ev->d.mask = m->mask;
+	for (unsigned h = 0; h < LB_HASH_N; h++)
+		if (m->mask & LB_HASH_BIT(h))
+			memcpy(ev->d.d[h], d->d[h], lb_hash_len(h));
+	if (size)
+		memcpy(copy, data, size);
+	ev->size = size;
+	ev->data = copy;
+	return 0;
+}
+
+int lb_measure_firmware_event(struct lb_measure *m, uint32_t pcr, uint32_t type,
+			      const struct lb_digests *d, const void *data, size_t size)
+{
+	struct lb_measure_event *ev;
+	uint8_t *copy = NULL;
+
+	if (!m->n_banks || pcr >= LB_TPM2_NUM_PCRS || size > LB_MEASURE_MAX_DATA ||
+	    (size && !data) || (d->mask & m->mask) != m->mask)
+		return -EINVAL;
+	if (m->n_ev != m->n_fw || m->n_pending || m->staging || m->n_logged)
+		return -EBUSY;
+	if (m->n_ev >= LB_MEASURE_MAX_EVENTS / 2)
+		return -ENOSPC; /* half stays lboot's */
+	if (size && !(copy = malloc(size)))
+		return -ENOMEM;
+	ev = &m->ev[m->n_ev++];
+	m->n_fw++;
 	ev->pcr = pcr;
 	ev->type = type;
 	memset(&ev->d, 0, sizeof(ev->d));
@@ -883,9 +914,10 @@ int lb_measure_log_acpi(struct lb_measure *m, const struct lb_measure_paths *p,
 		goto out;
 	}
 	if (fw_ok) {
-		/* firmware log + every event (what an earlier call wrote after it
-		 * is the same prefix of our events) */
-		rc = lb_measure_log_build(m, fw, fwl.end, 0, &log, &llen);
+		/* firmware log + every lboot event (what an earlier call wrote
+		 * after it is the same prefix of our events); events taken from
+		 * elsewhere (n_fw) are not added to a log the firmware kept */
+		rc = lb_measure_log_build(m, fw, fwl.end, m->n_fw, &log, &llen);
 	} else if (area_ok) {
 		/* no firmware log to read: append in place what is not there */
 		rc = lb_measure_log_build(m, area, al.end, m->n_logged, &log, &llen);

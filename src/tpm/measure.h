@@ -62,6 +62,7 @@ struct lb_measure {
 	size_t n_ev;
 	struct lb_measure_event ev[LB_MEASURE_MAX_EVENTS];
 	size_t n_logged;        /* events already in the ACPI log area */
+	size_t n_fw;            /* ev[0 .. n_fw): the firmware's (lb_measure_firmware_event) */
 	int staging;            /* lb_measure_stage_begin: queue, do not extend */
 	size_t n_pending;       /* ev[n_ev .. n_ev + n_pending): queued */
 };
@@ -91,6 +92,15 @@ void lb_measure_close(struct lb_measure *m);
  */
 int lb_measure_digest(struct lb_measure *m, uint32_t pcr, uint32_t type,
 		      const struct lb_digests *d, const void *data, size_t size);
+/*
+ * An event the firmware extended before lboot and logged nowhere the next
+ * kernel reads (coreboot 4.x keeps its own TCPA log in CBMEM): recorded,
+ * not extended, ahead of every lboot event, so that a new log lboot writes
+ * starts with the firmware's events and replays to the PCRs. Only before
+ * lboot's first event (-EBUSY after); d must hold every active bank.
+ */
+int lb_measure_firmware_event(struct lb_measure *m, uint32_t pcr, uint32_t type,
+			      const struct lb_digests *d, const void *data, size_t size);
 /* Hash bytes in every active bank and extend them as one event. */
 int lb_measure_data(struct lb_measure *m, uint32_t pcr, uint32_t type,
 		    const void *bytes, size_t len, const void *data, size_t size);

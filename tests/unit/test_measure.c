@@ -785,6 +785,46 @@ int main(void)
 		CHECK_INT(lb_measure_log_build(&m, NULL, 0, 5, &out, &olen), -EINVAL);
 		lb_measure_close(&m);
 	}
+	TEST("log: firmware events (coreboot's) first in a new log, not extended, not added to a firmware log") {
+		struct lb_tcglog log;
+		struct lb_tcglog_event e;
+		struct lb_digests d;
+		uint8_t *out = NULL;
+		size_t olen = 0, off;
+
+		fake4(&f);
+		CHECK_INT(lb_measure_attach(&m, fake_xfer, &f, err, sizeof(err)), 0);
+		lb_hash_buf(LB_HASH_ALL, "bootblock", 9, &d);
+		CHECK_INT(lb_measure_firmware_event(&m, 2, LB_EV_ACTION, &d, "FMAP: FMAP", 11), 0);
+		CHECK_INT(lb_measure_firmware_event(&m, 2, LB_EV_ACTION, &d, "bootblock", 10), 0);
+		CHECK_INT(f.extends, 0);
+		d.mask = LB_HASH_BIT(LB_SHA256); /* a bank missing */
+		CHECK_INT(lb_measure_firmware_event(&m, 2, LB_EV_ACTION, &d, "x", 2), -EINVAL);
+		CHECK_INT(lb_measure_string(&m, "menu edit: quiet"), 0);
+		CHECK_INT(f.extends, 1);
+		lb_hash_buf(LB_HASH_ALL, "late", 4, &d);
+		CHECK_INT(lb_measure_firmware_event(&m, 2, LB_EV_ACTION, &d, "late", 5), -EBUSY);
+		CHECK_INT(lb_measure_log_build(&m, NULL, 0, 0, &out, &olen), 0);
+		CHECK_INT(lb_tcglog_open(&log, out, olen), 0);
+		CHECK_INT(log.n_events, 3);
+		off = log.first;
+		CHECK_INT(lb_tcglog_next(&log, &off, &e), 1);
+		CHECK_INT(e.pcr, 2);
+		CHECK_INT(e.type, LB_EV_ACTION);
+		CHECK(e.size == 11 && !memcmp(e.data, "FMAP: FMAP", 11));
+		CHECK_INT(e.n_dig, 4);
+		CHECK_INT(lb_tcglog_next(&log, &off, &e), 1);
+		CHECK_INT(lb_tcglog_next(&log, &off, &e), 1);
+		CHECK_INT(e.pcr, 8);
+		free(out);
+		/* after a firmware's own log (lb_measure_log_acpi's fw_ok): lboot's only */
+		CHECK_INT(lb_measure_log_build(&m, NULL, 0, m.n_fw, &out, &olen), 0);
+		CHECK_INT(lb_tcglog_open(&log, out, olen), 0);
+		CHECK_INT(log.n_events, 1);
+		free(out);
+		lb_measure_close(&m);
+		CHECK_INT(m.n_fw, 0);
+	}
 	TEST("log: appended to OVMF's log, firmware events kept byte for byte") {
 		struct lb_tcglog log, base;
 		static struct lb_tcglog_pcrs pcrs;
