@@ -23,6 +23,11 @@ static int rd(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+static size_t le32size(const uint8_t *p)
+{
+	return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct lb_cb_mevent ev[LB_CB_MAX_MEVENTS];
@@ -54,5 +59,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!lb_cb_tcpa_parse(data, size, ev, LB_CB_MAX_MEVENTS, &n, why, sizeof(why)) &&
 	    4 + n * LB_CB_TCPA_ENTRY > size)
 		abort();
+	/* the input as a CBMEM console: read, appended to in a copy, read again */
+	{
+		char *t = NULL, *t2 = NULL;
+		size_t tl, tl2;
+
+		if (!lb_cb_console_text(data, size, &t, &tl, why, sizeof(why))) {
+			uint8_t *c = malloc(size);
+
+			if (!c)
+				abort();
+			memcpy(c, data, size);
+			/* the text ends with what was appended (its last `size`
+			 * bytes when the ring is smaller) */
+			size_t want = le32size(data) < 6 ? le32size(data) : 6;
+
+			if (lb_cb_console_append(c, size, "lboot\n", 6, why, sizeof(why)) ||
+			    lb_cb_console_text(c, size, &t2, &tl2, why, sizeof(why)) || tl2 < want ||
+			    memcmp(t2 + tl2 - want, &"lboot\n"[6 - want], want) || tl2 > le32size(data))
+				abort();
+			free(c);
+		}
+		free(t);
+		free(t2);
+	}
 	return 0;
 }

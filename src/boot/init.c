@@ -1420,11 +1420,19 @@ void lb_init_main(void)
 	o.start_ms = lb_progress_now_ms();
 	if (o.unattended.watchdog)
 		lb_watchdog_arm(o.unattended.watchdog, outf());
-	if (access("/sys/firmware/efi", F_OK))
+	if (access("/sys/firmware/efi", F_OK)) {
 		/* coreboot, or a kernel started without EFI: said once, here */
+		char why[256], cb[96] = "no boot log for the OS";
+		uint64_t con = 0;
+		size_t clen = 0;
+
+		if (!lb_cb_console_find(lb_cb_read_mem, NULL, &con, &clen, why, sizeof(why)))
+			snprintf(cb, sizeof(cb), "coreboot: the boot log goes after its console in CBMEM "
+				 "at 0x%llx", (unsigned long long)con);
 		say(LB_LOG_WARN "lboot: no EFI firmware (/sys/firmware/efi absent): no EFI variables, so "
-		    "no one-shot or saved default entry, no boot counting, no boot log or loader "
-		    "variables for the OS, and the clock's floor is the build date\n");
+		    "no one-shot or saved default entry, no boot counting, no loader variables for "
+		    "the OS, and the clock's floor is the build date; %s\n", cb);
+	}
 	if (o.debug)
 		say(LB_LOG_DEBUG "lboot: timeout=%d wait=%d default=%s idle=%d giveup=%d\n", o.timeout,
 		    o.wait, o.default_sel[0] ? o.default_sel : "-", o.unattended.idle,

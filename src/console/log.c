@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coreboot.h"
 #include "efivar.h"
 #include "efivars.h"
 #include "io.h"
@@ -156,6 +157,46 @@ static long ms_since(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
+/* Under coreboot: the boot log after coreboot's own console in CBMEM, which
+ * survives the kexec (reserved memory) and the OS reads (cbmem -c, Linux's
+ * memconsole-coreboot: /sys/firmware/log): one log, firmware then lboot.
+ * 1 when it is not coreboot (nothing said), else 0. */
+static int bootlog_coreboot(FILE *log)
+{
+	static char want[4 * LB_BOOTLOG_MAX], text[4 * LB_BOOTLOG_MAX + 64];
+	char why[256] = "";
+	size_t wn = 0, n;
+	uint64_t addr = 0;
+	int r;
+
+	if ((r = lb_bootlog_collect(NULL, want, sizeof(want), &wn)) || !wn) {
+		fprintf(log, "lboot: boot log: /dev/kmsg: %s: not handed over\n",
+			r ? strerror(-r) : "no lboot lines");
+		return 0;
+	}
+	n = (size_t)snprintf(text, sizeof(text), "\n*** lboot boot log ***\n");
+	for (size_t i = 0; i < wn;) { /* the lines without their "<level>" */
+		const char *nl = memchr(want + i, '\n', wn - i);
+		size_t e = nl ? (size_t)(nl - want) + 1 : wn, s = i;
+
+		if (e - s >= 3 && want[s] == '<' && want[s + 2] == '>')
+			s += 3;
+		memcpy(text + n, want + s, e - s);
+		n += e - s;
+		i = e;
+	}
+	r = lb_cb_console_write(NULL, text, n, &addr, why, sizeof(why));
+	if (r == -ENOENT && strstr(why, "no coreboot table"))
+		return 1;
+	if (r)
+		fprintf(log, "lboot: boot log: no EFI variables, and coreboot's console: %s: not handed over\n",
+			why);
+	else
+		fprintf(log, "lboot: boot log: %zu bytes after coreboot's console in CBMEM at 0x%llx "
+			"(the OS reads both: cbmem -c, /sys/firmware/log)\n", n, (unsigned long long)addr);
+	return 0;
+}
+
 void lb_bootlog_handover(FILE *log)
 {
 	static char want[LB_BOOTLOG_MAX];
@@ -167,6 +208,8 @@ void lb_bootlog_handover(FILE *log)
 
 	fflush(log);
 	if ((r = lb_efivars_open())) {
+		if (r == -ENOENT && !bootlog_coreboot(log))
+			return;
 		fprintf(log, "lboot: boot log: no EFI variables (%s): not handed over\n",
 			r == -ENOENT ? "not booted by EFI" : strerror(-r));
 		return;

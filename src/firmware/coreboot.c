@@ -244,6 +244,136 @@ int lb_cb_measurements(lb_cb_read_fn rd, void *ctx, struct lb_cb_mevent *ev, siz
 	return rc;
 }
 
+#define CURSOR_MASK ((1u << 28) - 1)
+#define OVERFLOW    (1u << 31)
+
+static int console_check(const uint8_t *con, size_t len, uint32_t *size, uint32_t *cur,
+			 char *why, size_t whysz)
+{
+	if (len < 8)
+		return lb_whyf(why, whysz, -EBADMSG, "coreboot console: %zu bytes, no header", len);
+	*size = le32(con);
+	*cur = le32(con + 4) & CURSOR_MASK;
+	if (!*size || *size > LB_CB_CONSOLE_MAX || *size > len - 8 || *cur >= *size)
+		return lb_whyf(why, whysz, -EBADMSG,
+			       "coreboot console: size %u, cursor %u: not a console of %zu bytes", *size,
+			       *cur, len - 8);
+	return 0;
+}
+
+int lb_cb_console_text(const uint8_t *con, size_t len, char **text, size_t *tlen, char *why,
+		       size_t whysz)
+{
+	uint32_t size, cur;
+	char *t;
+	size_t n = 0;
+	int rc;
+
+	*text = NULL;
+	*tlen = 0;
+	if ((rc = console_check(con, len, &size, &cur, why, whysz)))
+		return rc;
+	if (!(t = malloc((size_t)size + 1)))
+		return -ENOMEM;
+	if (le32(con + 4) & OVERFLOW) {
+		memcpy(t, con + 8 + cur, size - cur);
+		n = size - cur;
+	}
+	memcpy(t + n, con + 8, cur);
+	n += cur;
+	t[n] = 0;
+	*text = t;
+	*tlen = n;
+	return 0;
+}
+
+int lb_cb_console_append(uint8_t *con, size_t len, const char *s, size_t n, char *why, size_t whysz)
+{
+	uint32_t size, cur, flags;
+	int rc;
+
+	if ((rc = console_check(con, len, &size, &cur, why, whysz)))
+		return rc;
+	flags = le32(con + 4) & ~CURSOR_MASK;
+	for (size_t i = 0; i < n; i++) {
+		con[8 + cur++] = (uint8_t)s[i];
+		if (cur >= size) {
+			cur = 0;
+			flags |= OVERFLOW;
+		}
+	}
+	put_le32(con + 4, flags | cur);
+	return 0;
+}
+
+int lb_cb_console_find(lb_cb_read_fn rd, void *ctx, uint64_t *addr, size_t *len, char *why,
+		       size_t whysz)
+{
+	uint8_t *tbl = NULL, h[8];
+	const uint8_t *r;
+	uint64_t at;
+	uint32_t rs;
+	size_t tl;
+	int rc;
+
+	if ((rc = lb_cb_table(rd, ctx, &tbl, &tl, &at, why, whysz)))
+		return rc;
+	r = lb_cb_record(tbl, tl, LB_CB_TAG_CBMEM_CONSOLE, &rs);
+	if (!r || rs < 16) {
+		free(tbl);
+		return lb_whyf(why, whysz, -ENOENT, "coreboot table at 0x%llx: no CBMEM console record",
+			       (unsigned long long)at);
+	}
+	*addr = le64(r + 8);
+	free(tbl);
+	if ((rc = rd(ctx, *addr, h, 8)))
+		return lb_whyf(why, whysz, rc, "coreboot console at 0x%llx: %s",
+			       (unsigned long long)*addr, strerror(-rc));
+	if (!le32(h) || le32(h) > LB_CB_CONSOLE_MAX || (le32(h + 4) & CURSOR_MASK) >= le32(h))
+		return lb_whyf(why, whysz, -EBADMSG, "coreboot console at 0x%llx: size %u, cursor %u",
+			       (unsigned long long)*addr, le32(h), le32(h + 4) & CURSOR_MASK);
+	*len = 8 + (size_t)le32(h);
+	return 0;
+}
+
+int lb_cb_console_write(const char *mem, const char *s, size_t n, uint64_t *addr, char *why,
+			size_t whysz)
+{
+	const char *path = mem ? mem : "/dev/mem";
+	uint8_t *p, *copy;
+	size_t len, mlen;
+	uint64_t base;
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd, rc;
+
+	if ((rc = lb_cb_console_find(lb_cb_read_mem, (void *)mem, addr, &len, why, whysz)))
+		return rc;
+	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_SYNC)) < 0)
+		return lb_whyf(why, whysz, -errno, "%s: %s", path, strerror(errno));
+	base = *addr & ~(uint64_t)(pg - 1);
+	mlen = (size_t)(*addr - base) + len;
+	p = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
+	close(fd);
+	if (p == MAP_FAILED)
+		return lb_whyf(why, whysz, -errno, "%s: mapping the console at 0x%llx: %s", path,
+			       (unsigned long long)*addr, strerror(errno));
+	/* checked and edited in a copy, then written back in one go: the
+	 * header is read once (the bytes under us are the firmware's) */
+	if (!(copy = malloc(len))) {
+		munmap(p, mlen);
+		return -ENOMEM;
+	}
+	memcpy(copy, p + (*addr - base), len);
+	rc = lb_cb_console_append(copy, len, s, n, why, whysz);
+	if (!rc) {
+		memcpy(p + (*addr - base), copy, len);
+		msync(p, mlen, MS_SYNC);
+	}
+	free(copy);
+	munmap(p, mlen);
+	return rc;
+}
+
 int lb_cb_read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const char *path = ctx ? ctx : "/dev/mem";

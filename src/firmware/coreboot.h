@@ -36,6 +36,8 @@
 #define LB_CB_MAX_MEVENTS  256u
 #define LB_CB_TAG_FORWARD  0x11u
 #define LB_CB_TAG_TCPA_LOG 0x36u
+#define LB_CB_TAG_CBMEM_CONSOLE 0x17u
+#define LB_CB_CONSOLE_MAX  (16u << 20)  /* body bytes lboot handles (coreboot: 128 KiB) */
 #define LB_CB_TCPA_ENTRY   132u
 #define LB_CB_NAME_MAX     50u
 
@@ -68,6 +70,26 @@ int lb_cb_tcpa_parse(const uint8_t *b, size_t len, struct lb_cb_mevent *ev, size
  * -ENOENT: no table, or no TCPA log in it (why says which). */
 int lb_cb_measurements(lb_cb_read_fn rd, void *ctx, struct lb_cb_mevent *ev, size_t max,
 		       size_t *n, char *why, size_t whysz);
+
+/*
+ * coreboot's console in CBMEM (record CBMEM_CONSOLE, 0x17: its address):
+ * u32 size (of the body), u32 cursor (bits 0-27 where the next byte goes,
+ * bit 31 set once it wrapped: a ring buffer), then the body.
+ * lb_cb_console_text: con (len bytes: header + body) as text in order (the
+ * oldest byte first when it wrapped; a malloc'd copy, NUL-terminated).
+ * lb_cb_console_append: s appended as coreboot's cbmemc_tx_byte does
+ * (wrapping, setting the flag). Both check size and cursor against len.
+ */
+int lb_cb_console_text(const uint8_t *con, size_t len, char **text, size_t *tlen, char *why,
+		       size_t whysz);
+int lb_cb_console_append(uint8_t *con, size_t len, const char *s, size_t n, char *why, size_t whysz);
+/* Where the console is: its address and its whole length (header + body). */
+int lb_cb_console_find(lb_cb_read_fn rd, void *ctx, uint64_t *addr, size_t *len, char *why,
+		       size_t whysz);
+/* Append s to the console through a shared mapping of mem (NULL: /dev/mem;
+ * a regular file in tests). *addr: where the console is. */
+int lb_cb_console_write(const char *mem, const char *s, size_t n, uint64_t *addr, char *why,
+			size_t whysz);
 
 /* A reader for lb_cb_*: ctx is a path (NULL: /dev/mem, mapped a window at
  * a time; a regular file: read at the address as offset). */

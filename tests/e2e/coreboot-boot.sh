@@ -46,8 +46,9 @@ if [ -s "$T/e820-lboot.txt" ] && grep -q usable "$T/e820-lboot.txt" &&
 else
 	sed 's/^/# /' "$T/e820.diff"; not_ok "the kernel's e820 map = under cbfstool's payload"
 fi
-expect 'lboot: no EFI firmware \(/sys/firmware/efi absent\): no EFI variables' 30 &&
-	ok "lboot says once what it cannot keep without EFI" || not_ok "lboot says what it cannot keep without EFI"
+expect 'lboot: no EFI firmware \(/sys/firmware/efi absent\): no EFI variables, .*; coreboot: the boot log goes after its console in CBMEM at 0x[0-9a-f]+' 30 &&
+	ok "lboot says once what it cannot keep without EFI, and where the boot log goes" ||
+	not_ok "lboot says what it cannot keep without EFI, and where the boot log goes"
 expect 'lboot-target: TARGET-OS-UP' 300 && ok "target OS up from virtio ($(elapsed) s)" || not_ok "target OS up from virtio"
 expect 'lboot-target: cmdline: .*rom.test=coreboot' 30 && ok "target OS cmdline" || not_ok "target OS cmdline"
 qemu_stop

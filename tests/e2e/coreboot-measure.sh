@@ -19,11 +19,14 @@ R=$T/root
 mkdir -p "$R/loader/entries" "$T/st"
 cp "$TARGET_KERNEL" "$R/vmlinuz"
 cp "$TARGET_INITRD" "$R/initrd.img"
+# Debian's memconsole-coreboot: the target reads coreboot's CBMEM console
+modules_cpio "$R/mods.img" drivers/firmware/google/memconsole.ko drivers/firmware/google/memconsole-coreboot.ko
 cat >"$R/loader/entries/m.conf" <<EOT
 title   measured
 linux   /vmlinuz
 initrd  /initrd.img
-options console=ttyS0 lboot-test.tpm quiet
+initrd  /mods.img
+options console=ttyS0 lboot-test.tpm lboot-test.cbmem quiet
 EOT
 mkpart_ext4 "$T/p1.img" 48 "$R" MEASURED
 mkdisk_gpt "$T/disk.img" "$T/p1.img:xbootldr:boot"
@@ -46,10 +49,21 @@ expect "lboot: TPM: coreboot's [0-9]+ measurements \(PCR 2, its TCPA log\) start
 	not_ok "lboot read coreboot's TCPA log"
 expect "lboot: measured 'measured': PCR 4 kernel, PCR 9 command line and initrd; event log handed over in the ACPI TPM2 log area" 180 &&
 	ok "lboot measured the entry, log handed over" || not_ok "lboot measured the entry, log handed over"
+expect "lboot: boot log: [0-9]+ bytes after coreboot's console in CBMEM at 0x[0-9a-f]+ \(the OS reads both" 60 &&
+	ok "lboot put its boot log after coreboot's console in CBMEM" ||
+	not_ok "lboot put its boot log after coreboot's console in CBMEM"
 expect 'lboot-target: powering off' 240 && ok "target OS up and done" || not_ok "target OS up and done"
 qemu_stop
 S=$T/serial.txt
 tr -d '\r' <"$T/serial.log" >"$S"
+# the OS reads one log: coreboot's console, then lboot's boot log (through
+# Debian's memconsole-coreboot, /sys/firmware/log)
+grep -q '^lboot-target: cbmem: coreboot-4.15.* bootblock starting' "$S" &&
+	grep -q '^lboot-target: cbmem: \*\*\* lboot boot log \*\*\*$' "$S" &&
+	grep -q "^lboot-target: cbmem: lboot: TPM: coreboot's [0-9]* measurements" "$S" &&
+	grep -q "^lboot-target: cbmem: lboot: kexec 'measured' kernel=/vmlinuz" "$S" &&
+	ok "the OS's /sys/firmware/log: coreboot's console ($(sed -n 's/^lboot-target: cbmem-end \([0-9]*\) lines/\1/p' "$S") lines) then lboot's boot log up to its kexec line" ||
+	{ not_ok "the OS's /sys/firmware/log: coreboot's console then lboot's boot log"; grep '^lboot-target: cbmem' "$S" | head -5 | sed 's/^/# /'; }
 sed -n 's/^lboot-target: tpmlog: \([0-9a-f]*\)$/\1/p' "$S" | xxd -r -p >"$T/log.bin"
 [ -s "$T/log.bin" ] && ok "the target read binary_bios_measurements ($(stat -c %s "$T/log.bin") bytes)" ||
 	not_ok "the target read binary_bios_measurements"

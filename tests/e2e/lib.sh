@@ -64,18 +64,24 @@ target_os() {
 	fi
 }
 
-# efivarfs_cpio OUT: a newc cpio holding Debian's efivarfs.ko for the target
-# kernel (call target_os first): the target init loads it when a second
-# initrd brings it (tests/guest/target-init.c).
-efivarfs_cpio() {
-	local kver ko
+# modules_cpio OUT PATH...: a newc cpio holding Debian's modules (paths
+# under the target kernel's /lib/modules/VERSION/kernel/) at its root, for
+# the target kernel (call target_os first): the target init loads the ones
+# it knows when a second initrd brings them (tests/guest/target-init.c).
+modules_cpio() {
+	local out=$1 kver ko names=(); shift
 	kver=$(basename "$TARGET_KERNEL"); kver=${kver#vmlinuz-}
-	ko=/lib/modules/$kver/kernel/fs/efivarfs/efivarfs.ko
-	[ -f "$ko" ] || { not_ok "no $ko (linux-image-amd64)"; exit 1; }
-	mkdir -p "$T/mod" && cp "$ko" "$T/mod/efivarfs.ko" &&
-		(cd "$T/mod" && echo efivarfs.ko | cpio -o -H newc -R 0:0 --quiet) >"$1" ||
-		{ not_ok "cpio efivarfs.ko"; exit 1; }
+	rm -rf "$T/mod"; mkdir -p "$T/mod"
+	for ko; do
+		ko=/lib/modules/$kver/kernel/$ko
+		[ -f "$ko" ] || { not_ok "no $ko (linux-image-amd64)"; exit 1; }
+		cp "$ko" "$T/mod/" && names+=("$(basename "$ko")")
+	done
+	(cd "$T/mod" && printf '%s\n' "${names[@]}" | cpio -o -H newc -R 0:0 --quiet) >"$out" ||
+		{ not_ok "cpio ${names[*]}"; exit 1; }
 }
+# efivarfs_cpio OUT: efivarfs.ko (modules_cpio)
+efivarfs_cpio() { modules_cpio "$1" fs/efivarfs/efivarfs.ko; }
 
 # mkpart_ext4 IMG SIZE_MB DIR [LABEL] [UUID]
 mkpart_ext4() {

@@ -66,6 +66,48 @@ static void dump_tpm(void)
 		}
 }
 
+/* "lboot-test.cbmem" on the command line (tests/e2e/coreboot-measure.sh):
+ * coreboot's CBMEM console as the OS reads it, through Debian's
+ * memconsole-coreboot driver (/memconsole.ko and /memconsole-coreboot.ko
+ * from a second initrd): the number of lines, its first line that is not empty and
+ * every "lboot: " line, each prefixed */
+static void dump_cbmem(void)
+{
+	static char b[1 << 20];
+	const char *mods[] = { "/memconsole.ko", "/memconsole-coreboot.ko" };
+	size_t n = 0, lines = 0, shown = 0;
+	ssize_t k;
+	int fd;
+
+	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 1);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	for (size_t i = 0; i < 2; i++) {
+		fd = open(mods[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+			dprintf(1, "lboot-target: cbmem: %s: %s\n", mods[i], strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	fd = open("/sys/firmware/log", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		dprintf(1, "lboot-target: cbmem: /sys/firmware/log: %s\n", strerror(errno));
+		return;
+	}
+	while (n < sizeof(b) - 1 && (k = read(fd, b + n, sizeof(b) - 1 - n)) > 0)
+		n += (size_t)k;
+	close(fd);
+	b[n] = 0;
+	for (char *l = b, *e; *l; l = e) {
+		e = strchr(l, '\n');
+		e = e ? e + 1 : l + strlen(l);
+		lines++;
+		if ((!shown && *l != '\n' && (shown = 1)) || !strncmp(l, "lboot: ", 7) ||
+		    !strncmp(l, "*** lboot", 9))
+			dprintf(1, "lboot-target: cbmem: %.*s\n", (int)(e - l - (e[-1] == '\n')), l);
+	}
+	dprintf(1, "lboot-target: cbmem-end %zu lines\n", lines);
+}
+
 /* "lboot-test.acpi" on the command line (tests/e2e/kexec-load.sh): what
  * the boot loader handed over besides the command line: the root the
  * target runs from (its initrd), ACPI tables, EFI (and whether efivarfs
@@ -291,6 +333,8 @@ int main(void)
 	}
 	if (strstr(buf_cmdline, "lboot-test.tpm"))
 		dump_tpm();
+	if (strstr(buf_cmdline, "lboot-test.cbmem"))
+		dump_cbmem();
 	/* "lboot-test.hold=S": stay up S seconds first (tests/e2e/watchdog.sh:
 	 * a watchdog left armed by lboot resets the machine meanwhile) */
 	const char *hold = strstr(buf_cmdline, "lboot-test.hold=");

@@ -210,6 +210,74 @@ int main(void)
 			  -EBADMSG);
 		CHECK_INT(lb_cb_tcpa_parse(mem + TCPA, 3, ev, 256, &n, why, sizeof(why)), -EBADMSG);
 	}
+	TEST("coreboot console: appended as coreboot does, wraps, read back oldest first") {
+		uint8_t con[8 + 16];
+		char *t;
+		size_t tl;
+
+		memset(con, 0, sizeof(con));
+		put_le32(con, 16);
+		put_le32(con + 4, 0);
+		CHECK_INT(lb_cb_console_append(con, sizeof(con), "coreboot\n", 9, why, sizeof(why)), 0);
+		CHECK_INT(le32(con + 4), 9);
+		CHECK_INT(lb_cb_console_text(con, sizeof(con), &t, &tl, why, sizeof(why)), 0);
+		CHECK_STR(t, "coreboot\n");
+		free(t);
+		/* 9 more: wraps at 16, the flag set, the oldest bytes gone */
+		CHECK_INT(lb_cb_console_append(con, sizeof(con), "lboot: x\n", 9, why, sizeof(why)), 0);
+		CHECK(le32(con + 4) == (0x80000000u | 2));
+		CHECK_INT(lb_cb_console_text(con, sizeof(con), &t, &tl, why, sizeof(why)), 0);
+		CHECK_INT(tl, 16);
+		CHECK_STR(t, "reboot\nlboot: x\n");
+		free(t);
+		/* a header that does not fit what is there: refused, nothing written */
+		put_le32(con, 17);
+		CHECK_INT(lb_cb_console_append(con, sizeof(con), "y", 1, why, sizeof(why)), -EBADMSG);
+		put_le32(con, 16);
+		put_le32(con + 4, 16);
+		CHECK_INT(lb_cb_console_text(con, sizeof(con), &t, &tl, why, sizeof(why)), -EBADMSG);
+		CHECK(strstr(why, "cursor 16") != NULL);
+	}
+	TEST("coreboot console: found through the table, written through a file as memory") {
+		char path[] = "/tmp/lboot-cbcon-XXXXXX";
+		uint8_t recs[80];
+		uint64_t addr = 0;
+		size_t clen = 0;
+		int fd;
+
+		world();
+		put_le32(recs, 0x01);
+		put_le32(recs + 4, 28);
+		memset(recs + 8, 0, 20);
+		rec64(recs + 28, LB_CB_TAG_TCPA_LOG, TCPA);
+		rec64(recs + 44, LB_CB_TAG_CBMEM_CONSOLE, 0x210000);
+		table(CBT, recs, 60, 3);
+		put_le32(mem + 0x210000, 0x100);
+		put_le32(mem + 0x210004, 5);
+		memcpy(mem + 0x210008, "boot\n", 5);
+		CHECK_INT(lb_cb_console_find(rd, NULL, &addr, &clen, why, sizeof(why)), 0);
+		CHECK(addr == 0x210000 && clen == 8 + 0x100);
+		fd = mkstemp(path);
+		CHECK(fd >= 0 && write(fd, mem, MEM) == MEM);
+		close(fd);
+		CHECK_INT(lb_cb_console_write(path, "lboot\n", 6, &addr, why, sizeof(why)), 0);
+		{
+			uint8_t back[8 + 0x100];
+			char *t;
+			size_t tl;
+
+			CHECK_INT(lb_cb_read_mem(path, 0x210000, back, sizeof(back)), 0);
+			CHECK_INT(lb_cb_console_text(back, sizeof(back), &t, &tl, why, sizeof(why)), 0);
+			CHECK_STR(t, "boot\nlboot\n");
+			free(t);
+		}
+		unlink(path);
+		/* a console whose size is past the cap */
+		put_le32(mem + 0x210000, LB_CB_CONSOLE_MAX + 1);
+		CHECK_INT(lb_cb_console_find(rd, NULL, &addr, &clen, why, sizeof(why)), -EBADMSG);
+		world(); /* no console record */
+		CHECK_INT(lb_cb_console_find(rd, NULL, &addr, &clen, why, sizeof(why)), -ENOENT);
+	}
 	TEST("coreboot: the reader maps a file as memory") {
 		char path[] = "/tmp/lboot-cbmem-XXXXXX";
 		int fd = mkstemp(path);
