@@ -149,6 +149,14 @@ int lb_cbfs_linux_payload(const struct lb_cbfs_linux *in, uint8_t **out, size_t 
 		if (s[i].len && in->comp == LB_CBFS_COMP_LZMA &&
 		    (rc = lb_uefi_lzma_encode(s[i].d, s[i].len, &z[i], &zl[i])))
 			lb_whyf(why, whysz, rc, "segment %zu: LZMA: %s", i, strerror(-rc));
+		/* coreboot's selfboot cuts a segment's stored length to its
+		 * memory size ("cleaned up filesize"): one that LZMA does not
+		 * shrink (the command line) is stored as it is, as cbfstool does */
+		if (!rc && z[i] && zl[i] >= s[i].len) {
+			free(z[i]);
+			z[i] = NULL;
+			zl[i] = s[i].len;
+		}
 		total += zl[i];
 	}
 	if (!rc && total > UINT32_MAX)
@@ -159,7 +167,7 @@ int lb_cbfs_linux_payload(const struct lb_cbfs_linux *in, uint8_t **out, size_t 
 		uint8_t *h = p + i * SEG_SIZE;
 
 		put_be32(h, s[i].type);
-		put_be32(h + 4, s[i].len ? in->comp : 0);
+		put_be32(h + 4, z[i] ? in->comp : 0);
 		put_be32(h + 8, s[i].len ? (uint32_t)off : 0);
 		put_be32(h + 12, (uint32_t)(s[i].load >> 32));
 		put_be32(h + 16, (uint32_t)s[i].load);

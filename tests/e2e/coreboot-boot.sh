@@ -31,6 +31,15 @@ expect 'lboot: lboot .* starting' 240 && ok "cbfstool's ROM boots lboot ($(elaps
 	not_ok "cbfstool's ROM boots lboot"
 qemu_stop
 grep -a 'BIOS-e820:' "$T/serial.log" | sed 's/^\[[^]]*\] //' >"$T/e820-cbfstool.txt"
+# lboot's payload with every segment LZMA: coreboot's own decompressor reads it
+"$OUT/lboot" cbfs add-payload -c lzma -I "$OUT/initramfs.cpio.xz" -C "$ROM_CMDLINE_TEST" \
+	"$E2E_ROOT/build/coreboot/q35.rom" "$OUT/bzImage" -o "$T/lzma.rom" 2>"$T/lzma.err" ||
+	sed 's/^/# /' "$T/lzma.err"
+E2E_BIOS=$T/lzma.rom qemu_start
+expect 'lboot: lboot .* starting' 240 &&
+	ok "lboot's LZMA payload ($("$OUT/lboot" cbfs ls "$T/lzma.rom" | awk '$1 == "fallback/payload" {print $5}') bytes) boots lboot ($(elapsed) s)" ||
+	not_ok "lboot's LZMA payload boots lboot"
+qemu_stop
 rom_demo_disk "$T/disk.img" coreboot
 E2E_BIOS=$T/cb.rom qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
 expect 'coreboot-.* bootblock starting' 60 && ok "coreboot's bootblock" || not_ok "coreboot's bootblock"
