@@ -170,6 +170,24 @@ static int extend(struct lb_measure *m, uint32_t pcr, const struct lb_digests *d
 	return lb_tpm2_pcr_extend(&m->t, pcr, td, m->n_banks);
 }
 
+/* an event's fields: the active banks' digests, a copy of the data */
+static void fill(const struct lb_measure *m, struct lb_measure_event *ev, uint32_t pcr,
+		 uint32_t type, const struct lb_digests *d, const void *data, size_t size,
+		 uint8_t *copy)
+{
+	ev->pcr = pcr;
+	ev->type = type;
+	memset(&ev->d, 0, sizeof(ev->d));
+	ev->d.mask = m->mask;
+	for (unsigned h = 0; h < LB_HASH_N; h++)
+		if (m->mask & LB_HASH_BIT(h))
+			memcpy(ev->d.d[h], d->d[h], lb_hash_len(h));
+	if (size)
+		memcpy(copy, data, size);
+	ev->size = size;
+	ev->data = copy;
+}
+
 int lb_measure_digest(struct lb_measure *m, uint32_t pcr, uint32_t type,
 		      const struct lb_digests *d, const void *data, size_t size)
 {
@@ -195,17 +213,7 @@ int lb_measure_digest(struct lb_measure *m, uint32_t pcr, uint32_t type,
 		}
 		ev = &m->ev[m->n_ev++];
 	}
-	ev->pcr = pcr;
-	ev->type = type;
-	memset(&ev->d, 0, sizeof(ev->d));
-	ev->d.mask = m->mask;
-	for (unsigned h = 0; h < LB_HASH_N; h++)
-		if (m->mask & LB_HASH_BIT(h))
-			memcpy(ev->d.d[h], d->d[h], lb_hash_len(h));
-	if (size)
-		memcpy(copy, data, size);
-	ev->size = size;
-	ev->data = copy;
+	fill(m, ev, pcr, type, d, data, size, copy);
 	return 0;
 }
 
@@ -226,17 +234,7 @@ int lb_measure_firmware_event(struct lb_measure *m, uint32_t pcr, uint32_t type,
 		return -ENOMEM;
 	ev = &m->ev[m->n_ev++];
 	m->n_fw++;
-	ev->pcr = pcr;
-	ev->type = type;
-	memset(&ev->d, 0, sizeof(ev->d));
-	ev->d.mask = m->mask;
-	for (unsigned h = 0; h < LB_HASH_N; h++)
-		if (m->mask & LB_HASH_BIT(h))
-			memcpy(ev->d.d[h], d->d[h], lb_hash_len(h));
-	if (size)
-		memcpy(copy, data, size);
-	ev->size = size;
-	ev->data = copy;
+	fill(m, ev, pcr, type, d, data, size, copy);
 	return 0;
 }
 

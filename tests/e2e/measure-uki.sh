@@ -81,23 +81,7 @@ uki_check() {
 		not_ok "$tag: PCR 11 read in the target = systemd-measure calculate ($bad of $n banks differ)"
 	sed -n 's/^lboot-target: tpmlog: \([0-9a-f]*\)$/\1/p' "$T/serial-$tag.txt" | xxd -r -p >"$T/log-$tag.bin"
 	if tpm2_eventlog "$T/log-$tag.bin" >"$T/log-$tag.yaml" 2>/dev/null; then
-		python3 - "$T/log-$tag.yaml" "$T/serial-$tag.txt" >"$T/replay-$tag.txt" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-replay, bank = {}, None
-for line in text[text.rfind('pcrs:'):].splitlines():
-    m = re.match(r'\s+(sha1|sha256|sha384|sha512):\s*$', line)
-    if m: bank = m.group(1); continue
-    m = re.match(r'\s+(\d+)\s*:\s*0x([0-9A-Fa-f]+)', line)
-    if m and bank: replay[(bank, int(m.group(1)))] = m.group(2).lower()
-n = bad = 0
-for line in open(sys.argv[2]):
-    m = re.match(r'lboot-target: pcr (\w+) 11 ([0-9A-Fa-f]+)$', line.strip())
-    if not m: continue
-    n += 1
-    if replay.get((m.group(1), 11)) != m.group(2).lower(): bad += 1
-print('checked', n, 'bad', bad)
-PY
+		python3 "$(dirname "$0")/tcg-replay.py" "$T/log-$tag.yaml" "$T/serial-$tag.txt" 11 >"$T/replay-$tag.txt"
 		grep -Eq '^checked [1-9] bad 0$' "$T/replay-$tag.txt" &&
 			ok "$tag: tpm2_eventlog's replay of the target's log gives its PCR 11" ||
 			not_ok "$tag: tpm2_eventlog's replay of the target's log gives its PCR 11 ($(cat "$T/replay-$tag.txt"))"
