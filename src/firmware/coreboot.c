@@ -204,27 +204,40 @@ int lb_cb_tcpa_parse(const uint8_t *b, size_t len, struct lb_cb_mevent *ev, size
 	return 0;
 }
 
+/* the CBMEM address a record of the table holds (struct lb_cbmem_ref) */
+static int cbmem_ref(lb_cb_read_fn rd, void *ctx, uint32_t tag, const char *what, uint64_t *addr,
+		     char *why, size_t whysz)
+{
+	uint8_t *tbl = NULL;
+	const uint8_t *r;
+	uint64_t at;
+	uint32_t rs;
+	size_t len;
+	int rc;
+
+	if ((rc = lb_cb_table(rd, ctx, &tbl, &len, &at, why, whysz)))
+		return rc;
+	r = lb_cb_record(tbl, len, tag, &rs);
+	if (r && rs >= 16)
+		*addr = le64(r + 8);
+	free(tbl);
+	if (!r || rs < 16)
+		return lb_whyf(why, whysz, -ENOENT, "coreboot table at 0x%llx: no %s record",
+			       (unsigned long long)at, what);
+	return 0;
+}
+
 int lb_cb_measurements(lb_cb_read_fn rd, void *ctx, struct lb_cb_mevent *ev, size_t max,
 		       size_t *n, char *why, size_t whysz)
 {
-	uint8_t *tbl = NULL, h[4], *log = NULL;
-	const uint8_t *r;
-	uint64_t at, la;
-	uint32_t rs;
-	size_t len, ll;
+	uint8_t h[4], *log = NULL;
+	uint64_t la;
+	size_t ll;
 	int rc;
 
 	*n = 0;
-	if ((rc = lb_cb_table(rd, ctx, &tbl, &len, &at, why, whysz)))
+	if ((rc = cbmem_ref(rd, ctx, LB_CB_TAG_TCPA_LOG, "TCPA log", &la, why, whysz)))
 		return rc;
-	r = lb_cb_record(tbl, len, LB_CB_TAG_TCPA_LOG, &rs);
-	if (!r || rs < 16) {
-		free(tbl);
-		return lb_whyf(why, whysz, -ENOENT, "coreboot table at 0x%llx: no TCPA log record",
-			       (unsigned long long)at);
-	}
-	la = le64(r + 8);
-	free(tbl);
 	if ((rc = rd(ctx, la, h, 4)))
 		return lb_whyf(why, whysz, rc, "coreboot TCPA log at 0x%llx: %s", (unsigned long long)la,
 			       strerror(-rc));
@@ -309,23 +322,11 @@ int lb_cb_console_append(uint8_t *con, size_t len, const char *s, size_t n, char
 int lb_cb_console_find(lb_cb_read_fn rd, void *ctx, uint64_t *addr, size_t *len, char *why,
 		       size_t whysz)
 {
-	uint8_t *tbl = NULL, h[8];
-	const uint8_t *r;
-	uint64_t at;
-	uint32_t rs;
-	size_t tl;
+	uint8_t h[8];
 	int rc;
 
-	if ((rc = lb_cb_table(rd, ctx, &tbl, &tl, &at, why, whysz)))
+	if ((rc = cbmem_ref(rd, ctx, LB_CB_TAG_CBMEM_CONSOLE, "CBMEM console", addr, why, whysz)))
 		return rc;
-	r = lb_cb_record(tbl, tl, LB_CB_TAG_CBMEM_CONSOLE, &rs);
-	if (!r || rs < 16) {
-		free(tbl);
-		return lb_whyf(why, whysz, -ENOENT, "coreboot table at 0x%llx: no CBMEM console record",
-			       (unsigned long long)at);
-	}
-	*addr = le64(r + 8);
-	free(tbl);
 	if ((rc = rd(ctx, *addr, h, 8)))
 		return lb_whyf(why, whysz, rc, "coreboot console at 0x%llx: %s",
 			       (unsigned long long)*addr, strerror(-rc));
