@@ -16,7 +16,7 @@ mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=$HOME/.cache/lboot
 mkdir -p "$cache"
 exec 9>"$cache/.lock-coreboot"
 flock 9
-build_version=1
+build_version=2
 apt=$cache/coreboot-apt
 # the system's Debian archive as a deb-src list (deb822 or one-line sources)
 srclist() {
@@ -61,7 +61,8 @@ else
 	version=$(aptrun apt-cache showsrc coreboot 2>/dev/null | awk '/^Version:/ { print $2; exit }')
 	[ -n "$version" ] || { echo "coreboot: no coreboot source package in $(cat "$apt/sources.list")" >&2; exit 1; }
 fi
-hash=$( (grep -v -e '^#' -e '^[[:space:]]*$' "$here/q35.config"; echo "$build_version"; echo "$version") | sha256sum | cut -c1-16)
+hash=$( (grep -v -e '^#' -e '^[[:space:]]*$' "$here/q35.config"; cat "$here/q35-cmos.layout"
+	echo "$build_version"; echo "$version") | sha256sum | cut -c1-16)
 dir=$cache/coreboot-$hash
 if [ -f "$dir/coreboot.rom" ]; then
 	cp "$dir/coreboot.rom" "$out.tmp"; mv "$out.tmp" "$out"
@@ -80,6 +81,8 @@ else
 	mv "$work"/coreboot-*/ "$work/src"
 fi
 cd "$work/src"
+# the CMOS option table with lboot's boot state in it (docs/coreboot.md)
+cp "$here/q35-cmos.layout" src/mainboard/emulation/qemu-q35/cmos.layout
 cp "$here/q35.config" defconfig.lboot
 make -s defconfig KBUILD_DEFCONFIG=defconfig.lboot >/dev/null
 # every option asked for must be in the merged config

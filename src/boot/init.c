@@ -37,6 +37,8 @@
 #include "watchdog.h"
 #include "order.h"
 #include "bootstate.h"
+#include "cmos.h"
+#include "io.h"
 #include "coreboot.h"
 #include "tcglog.h"
 #include "log.h"
@@ -381,7 +383,7 @@ static void measure_coreboot(void)
 	size_t n = 0, k;
 	int r = lb_cb_measurements(lb_cb_read_mem, NULL, ev, LB_CB_MAX_MEVENTS, &n, why, sizeof(why));
 
-	if (r == -ENOENT && strstr(why, "no coreboot table"))
+	if (r == -ENODEV)
 		return; /* not coreboot */
 	if (r) {
 		say(LB_LOG_WARN "lboot: TPM: coreboot's measurements are not in the event log: %s\n", why);
@@ -724,11 +726,12 @@ static void time_setup(const struct lb_boot_opts *o)
 	clock_gettime(CLOCK_REALTIME, &now);
 	tfl.on = o->pid1 && !o->dry_run;
 	tfl.floor = build;
-	if (tfl.on && !lb_efivars_open())
+	if (tfl.on && lb_timefloor_where())
 		tfl.floor = lb_timefloor_load(build, &stored, &bad);
 	if (bad)
-		say(LB_LOG_WARN "lboot: clock: EFI variable %s is not 8 bytes of Unix time: ignored, the floor is the build date\n",
-		    LB_TIMEFLOOR_VAR);
+		say(LB_LOG_WARN "lboot: clock: %s is malformed (%s): ignored, the floor is the build date\n",
+		    lb_timefloor_where(), lb_cmos_boot && lb_efivars_open() ?
+		    "the CMOS checksum is wrong" : "not 8 bytes of Unix time");
 	tfl.start = lb_timefloor_clamp(now.tv_sec, tfl.floor);
 	if (tfl.on && now.tv_sec < tfl.floor) {
 		struct timespec ts = { .tv_sec = (time_t)tfl.floor };
@@ -751,8 +754,8 @@ static void time_save(void)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	if ((r = lb_timefloor_save(lb_timefloor_next(tfl.start, now.tv_sec))) && r != -ENOENT)
-		say(LB_LOG_WARN "lboot: clock: cannot store the floor in %s: %s\n", LB_TIMEFLOOR_VAR,
-		    strerror(-r));
+		say(LB_LOG_WARN "lboot: clock: cannot store the floor in %s: %s\n",
+		    lb_timefloor_where() ? lb_timefloor_where() : "-", strerror(-r));
 }
 
 /* --- network boot ------------------------------------------------------- */
@@ -1422,16 +1425,29 @@ void lb_init_main(void)
 		lb_watchdog_arm(o.unattended.watchdog, outf());
 	if (access("/sys/firmware/efi", F_OK)) {
 		/* coreboot, or a kernel started without EFI: said once, here */
-		char why[256], cb[96] = "no boot log for the OS";
+		static struct lb_cmos cmos;
+		char why[256], cb[96] = "no boot log for the OS", st[400];
 		uint64_t con = 0;
 		size_t clen = 0;
+		int r = lb_cmos_open(&cmos, lb_cb_read_mem, NULL, why, sizeof(why));
 
+		if (!r && !lb_cmos_find(&cmos.lay, "lboot_oneshot") && !lb_cmos_find(&cmos.lay, "lboot_last") &&
+		    !lb_cmos_find(&cmos.lay, LB_TIMEFLOOR_CMOS))
+			r = lb_whyf(why, sizeof(why), -ENOENT, "coreboot's CMOS option table has no lboot_* options");
+		if (!r) {
+			lb_cmos_boot = &cmos;
+			snprintf(st, sizeof(st), "the boot state is in coreboot's CMOS options (lboot_oneshot, "
+				 "lboot_default, lboot_last, lboot_timefloor%s)",
+				 lb_cmos_cks_ok(&cmos.lay, cmos.img) ? "" : "; their checksum is wrong: not used");
+		} else {
+			snprintf(st, sizeof(st), "no one-shot or saved default entry, and the clock's floor "
+				 "is the build date (%s)", r == -ENODEV ? "not coreboot" : why);
+		}
 		if (!lb_cb_console_find(lb_cb_read_mem, NULL, &con, &clen, why, sizeof(why)))
 			snprintf(cb, sizeof(cb), "coreboot: the boot log goes after its console in CBMEM "
 				 "at 0x%llx", (unsigned long long)con);
 		say(LB_LOG_WARN "lboot: no EFI firmware (/sys/firmware/efi absent): no EFI variables, so "
-		    "no one-shot or saved default entry, no boot counting, no loader variables for "
-		    "the OS, and the clock's floor is the build date; %s\n", cb);
+		    "no boot counting and no loader variables for the OS; %s; %s\n", st, cb);
 	}
 	if (o.debug)
 		say(LB_LOG_DEBUG "lboot: timeout=%d wait=%d default=%s idle=%d giveup=%d\n", o.timeout,

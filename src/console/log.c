@@ -186,8 +186,8 @@ static int bootlog_coreboot(FILE *log)
 		i = e;
 	}
 	r = lb_cb_console_write(NULL, text, n, &addr, why, sizeof(why));
-	if (r == -ENOENT && strstr(why, "no coreboot table"))
-		return 1;
+	if (r == -ENODEV)
+		return 1; /* not coreboot */
 	if (r)
 		fprintf(log, "lboot: boot log: no EFI variables, and coreboot's console: %s: not handed over\n",
 			why);

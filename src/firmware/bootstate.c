@@ -17,8 +17,10 @@
 
 #include "bootcount.h"
 #include "bootstate.h"
+#include "cmos.h"
 #include "efivar.h"
 #include "efivars.h"
+#include "hash.h"
 #include "io.h"
 #include "probe.h"
 #include "version.h"
@@ -155,10 +157,96 @@ static int from_var(struct lb_entries *l, const char *name, const char *guid,
 	return 1;
 }
 
+/* --- under coreboot: CMOS options (cmos.h, docs/coreboot.md) ------------ */
+
+uint32_t lb_bootstate_id_hash(const char *id)
+{
+	struct lb_digests d;
+
+	if (lb_hash_buf(LB_HASH_BIT(LB_SHA256), id, strlen(id), &d))
+		return 0;
+	return (uint32_t)d.d[LB_SHA256][0] << 24 | (uint32_t)d.d[LB_SHA256][1] << 16 |
+	       (uint32_t)d.d[LB_SHA256][2] << 8 | d.d[LB_SHA256][3];
+}
+
+/* A string option of lboot's: 0 (out set, maybe empty), -ENOENT (not in
+ * the layout), -EBADMSG (a control character: said, ignored). */
+static int cmos_str(const char *name, char *out, FILE *log)
+{
+	const struct lb_cmos_entry *e = lb_cmos_find(&lb_cmos_boot->lay, name);
+
+	if (!e || e->config != 's')
+		return -ENOENT;
+	lb_cmos_get_str(lb_cmos_boot->img, e, out);
+	for (const char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			fprintf(log, "lboot: CMOS option %s holds a control character: ignored\n", name);
+			return -EBADMSG;
+		}
+	return 0;
+}
+
+/* the default from lboot_oneshot or lboot_default: 1 chosen, else 0 */
+static int from_cmos(struct lb_entries *l, const char *name, int oneshot, int dry_run, FILE *log)
+{
+	char v[LB_CMOS_SIZE + 1], why[256];
+	const char *fate = "";
+	long i;
+	int r;
+
+	if (cmos_str(name, v, log) || !v[0])
+		return 0;
+	if (oneshot && !dry_run) { /* cleared before it is used: once means once */
+		lb_cmos_set_str(lb_cmos_boot->img, lb_cmos_find(&lb_cmos_boot->lay, name), "");
+		if ((r = lb_cmos_commit(lb_cmos_boot, why, sizeof(why)))) {
+			fprintf(log, "lboot: CMOS option %s: clearing: %s; not used\n", name, why);
+			return 0;
+		}
+	}
+	if (oneshot)
+		fate = dry_run ? " (one-shot; dry run: not cleared)" : " (one-shot: cleared)";
+	i = lb_bootstate_find(l, v);
+	if (i < 0) {
+		fprintf(log, "lboot: CMOS option %s=%s: matches no entry%s\n", name, v, fate);
+		return 0;
+	}
+	lb_entries_set_default(l, (size_t)i);
+	fprintf(log, "lboot: default '%s' chosen by CMOS option %s=%s%s\n", title_of(&l->v[i]), name,
+		v, fate);
+	return 1;
+}
+
+/* lboot.default=saved under coreboot: the entry whose id hashes to
+ * lboot_last. 1 chosen, else 0. */
+static int saved_cmos(struct lb_entries *l, FILE *log)
+{
+	const struct lb_cmos_entry *e = lb_cmos_find(&lb_cmos_boot->lay, "lboot_last");
+	char id[512];
+	uint32_t h;
+
+	if (!e || e->config != 'h' || e->length != 32) {
+		fprintf(log, "lboot: lboot.default=saved: coreboot's CMOS option table has no 32-bit lboot_last; keeping the configured default\n");
+		return 0;
+	}
+	if (!(h = (uint32_t)lb_cmos_get(lb_cmos_boot->img, e)))
+		return 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->v[i].hidden && !lb_bootstate_entry_id(&l->v[i], id, sizeof(id)) &&
+		    lb_bootstate_id_hash(id) == h) {
+			lb_entries_set_default(l, i);
+			fprintf(log, "lboot: default '%s' chosen by lboot.default=saved: CMOS option lboot_last=0x%08x (SHA-256 of '%s')\n",
+				title_of(&l->v[i]), h, id);
+			return 1;
+		}
+	fprintf(log, "lboot: lboot.default=saved: CMOS option lboot_last=0x%08x matches no entry; keeping the configured default\n", h);
+	return 0;
+}
+
 int lb_bootstate_select(struct lb_entries *l, const char *sel, int use_efi,
 			int dry_run, FILE *log)
 {
 	int saved = sel && !strcmp(sel, "saved"), efi = 0, r = -ENOENT;
+	int cmos = use_efi && lb_cmos_boot;
 
 	if (!l->n)
 		return 0;
@@ -166,15 +254,25 @@ int lb_bootstate_select(struct lb_entries *l, const char *sel, int use_efi,
 		fprintf(log, "lboot: efivarfs: %s: EFI variables not read\n", strerror(-r));
 	if (use_efi && !r) {
 		efi = 1;
+		cmos = 0;
 		if (from_var(l, "LoaderEntryOneShot", LOADER, 1, dry_run,
 			     "EFI variable LoaderEntryOneShot", log) ||
 		    from_var(l, "LoaderEntryDefault", LOADER, 0, dry_run,
 			     "EFI variable LoaderEntryDefault", log))
 			return 1;
 	}
+	if (cmos && !lb_cmos_cks_ok(&lb_cmos_boot->lay, lb_cmos_boot->img)) {
+		fprintf(log, "lboot: CMOS: the checksum of coreboot's options is wrong: boot state not read\n");
+		cmos = 0;
+	} else if (cmos && (from_cmos(l, "lboot_oneshot", 1, dry_run, log) ||
+			    from_cmos(l, "lboot_default", 0, dry_run, log))) {
+		return 1;
+	}
 	if (saved) {
+		if (cmos)
+			return saved_cmos(l, log);
 		if (!efi) {
-			fprintf(log, "lboot: lboot.default=saved: no EFI variables here; keeping the configured default\n");
+			fprintf(log, "lboot: lboot.default=saved: no EFI variables or CMOS options here; keeping the configured default\n");
 			return 0;
 		}
 		if (from_var(l, LB_BOOTSTATE_LAST_BOOTED, LB_EFIVAR_GUID_LBOOT, 0, dry_run,
@@ -455,6 +553,33 @@ static uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* lboot.default=saved under coreboot: lboot_last = the hash of e's id */
+static void handover_cmos(const struct lb_entry *e, const char *sel, FILE *log)
+{
+	const struct lb_cmos_entry *ce;
+	char id[512], why[256];
+	uint32_t h;
+	int r;
+
+	if (!lb_cmos_boot || !sel || strcmp(sel, "saved") || lb_bootstate_entry_id(e, id, sizeof(id)))
+		return;
+	ce = lb_cmos_find(&lb_cmos_boot->lay, "lboot_last");
+	if (!ce || ce->config != 'h' || ce->length != 32)
+		return; /* said when the default was chosen */
+	if (!lb_cmos_cks_ok(&lb_cmos_boot->lay, lb_cmos_boot->img)) {
+		fprintf(log, "lboot: CMOS: the checksum of coreboot's options is wrong: lboot_last not written\n");
+		return;
+	}
+	h = lb_bootstate_id_hash(id);
+	if (lb_cmos_get(lb_cmos_boot->img, ce) == h)
+		return; /* spare a write */
+	lb_cmos_set(lb_cmos_boot->img, ce, h);
+	if ((r = lb_cmos_commit(lb_cmos_boot, why, sizeof(why))))
+		fprintf(log, "lboot: CMOS option lboot_last: %s\n", why);
+	else
+		fprintf(log, "lboot: boot state: CMOS option lboot_last=0x%08x (SHA-256 of '%s')\n", h, id);
+}
+
 void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entry *e,
 			   const char *sel, long start_ms, FILE *log)
 {
@@ -467,8 +592,10 @@ void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entry *e,
 	int kind = 0, r;
 
 	r = lb_efivars_open();
-	if (r == -ENOENT)
-		return; /* not booted by EFI: nothing to tell the OS this way */
+	if (r == -ENOENT) { /* not booted by EFI: under coreboot, lboot_last */
+		handover_cmos(e, sel, log);
+		return;
+	}
 	if (r) {
 		fprintf(log, "lboot: efivarfs: %s: no boot state for the OS\n", strerror(-r));
 		return;

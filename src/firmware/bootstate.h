@@ -46,6 +46,17 @@ int lb_bootstate_select(struct lb_entries *l, const char *sel, int use_efi,
 void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entry *e,
 			   const char *sel, long start_ms, FILE *log);
 
+/*
+ * Under coreboot (no EFI variables), the same choices from coreboot's CMOS
+ * options (cmos.h; docs/coreboot.md), when its option table has them:
+ * lboot_oneshot (cleared before use), lboot_default, and for
+ * lboot.default=saved lboot_last: the first 4 bytes of the SHA-256 of the
+ * id lb_bootstate_entry_id gives, big-endian (written at the hand-over).
+ * The values are used only when the options' checksum holds. PID 1 sets
+ * lb_cmos_boot (cmos.h) when coreboot's table has an option table.
+ */
+uint32_t lb_bootstate_id_hash(const char *id);
+
 /* Parts, for tests. */
 
 /* The BLS file an entry came from (its `source` without ":LINE") and its

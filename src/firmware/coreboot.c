@@ -121,7 +121,7 @@ int lb_cb_table(lb_cb_read_fn rd, void *ctx, uint8_t **tbl, size_t *len, uint64_
 	*tbl = NULL;
 	*len = 0;
 	if (scan(rd, ctx, 0, 0x1000, &at) && scan(rd, ctx, 0xf0000, 0x10000, &at))
-		return lb_whyf(why, whysz, -ENOENT,
+		return lb_whyf(why, whysz, -ENODEV,
 			       "no coreboot table (LBIO) at 0-4 KiB or 0xf0000-1 MiB");
 	for (hops = 0;; hops++) {
 		const uint8_t *f;

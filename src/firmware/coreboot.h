@@ -46,7 +46,8 @@ typedef int (*lb_cb_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 
 /* The table: found in [0, 4 KiB) then [0xf0000, 1 MiB) on 16-byte steps,
  * both checksums right, forwards followed. *tbl: a malloc'd copy of the
- * header and records (*len bytes), *addr where it was. -ENOENT: none. */
+ * header and records (*len bytes), *addr where it was. -ENODEV: none
+ * (not coreboot: every lb_cb_* that looks for the table says so). */
 int lb_cb_table(lb_cb_read_fn rd, void *ctx, uint8_t **tbl, size_t *len, uint64_t *addr,
 		char *why, size_t whysz);
 
@@ -67,7 +68,7 @@ int lb_cb_tcpa_parse(const uint8_t *b, size_t len, struct lb_cb_mevent *ev, size
 		     size_t *n, char *why, size_t whysz);
 
 /* All of it: the table, its TCPA_LOG record, the log's entries.
- * -ENOENT: no table, or no TCPA log in it (why says which). */
+ * -ENODEV: no table; -ENOENT: no TCPA log in it. */
 int lb_cb_measurements(lb_cb_read_fn rd, void *ctx, struct lb_cb_mevent *ev, size_t max,
 		       size_t *n, char *why, size_t whysz);
 

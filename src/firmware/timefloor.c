@@ -2,18 +2,48 @@
 #include <errno.h>
 
 #include "efivar.h"
+#include "cmos.h"
 #include "efivars.h"
 #include "timefloor.h"
 
 #define ATTRS 0x7u /* NON_VOLATILE | BOOTSERVICE_ACCESS | RUNTIME_ACCESS */
 
+/* under coreboot: lboot_timefloor, hours since 1970 (NULL: not there) */
+static const struct lb_cmos_entry *cmos_entry(void)
+{
+	const struct lb_cmos_entry *e;
+
+	if (!lb_cmos_boot || !(e = lb_cmos_find(&lb_cmos_boot->lay, LB_TIMEFLOOR_CMOS)) ||
+	    e->config != 'h' || e->length < 24)
+		return NULL;
+	return e;
+}
+
+const char *lb_timefloor_where(void)
+{
+	if (!lb_efivars_open())
+		return "EFI variable " LB_TIMEFLOOR_VAR;
+	return cmos_entry() ? "CMOS option " LB_TIMEFLOOR_CMOS : NULL;
+}
+
 static int64_t get_stored(int *bad)
 {
+	const struct lb_cmos_entry *e;
 	uint8_t v[8];
 	size_t n = 0;
 	uint64_t u = 0;
 	int r;
 
+	if (lb_efivars_open()) {
+		if (!(e = cmos_entry()))
+			return 0;
+		if (!lb_cmos_cks_ok(&lb_cmos_boot->lay, lb_cmos_boot->img)) {
+			if (bad)
+				*bad = 1;
+			return 0;
+		}
+		return (int64_t)lb_cmos_get(lb_cmos_boot->img, e) * 3600;
+	}
 	r = lb_efivar_get(LB_TIMEFLOOR_VAR, LB_EFIVAR_GUID_LBOOT, NULL, v, sizeof(v), &n);
 	if (r == -ENOENT)
 		return 0;
@@ -63,6 +93,7 @@ int64_t lb_timefloor_next(int64_t start, int64_t now)
 
 int lb_timefloor_save(int64_t t)
 {
+	const struct lb_cmos_entry *e;
 	uint8_t v[8];
 	uint64_t u = (uint64_t)t;
 	int64_t cur = get_stored(NULL);
@@ -70,6 +101,18 @@ int lb_timefloor_save(int64_t t)
 	/* at most one write an hour of clock time: NVRAM wears */
 	if (t <= 0 || t <= cur || (cur && t - cur < LB_TIMEFLOOR_GRAIN))
 		return 0;
+	if (lb_efivars_open()) {
+		char why[256];
+
+		if (!(e = cmos_entry()))
+			return -ENOENT;
+		/* whole hours, rounded down: the floor never passes t */
+		if (!lb_cmos_cks_ok(&lb_cmos_boot->lay, lb_cmos_boot->img))
+			return -EBADMSG;
+		if (lb_cmos_set(lb_cmos_boot->img, e, (uint64_t)t / 3600))
+			return -ERANGE;
+		return lb_cmos_commit(lb_cmos_boot, why, sizeof(why));
+	}
 	for (int i = 0; i < 8; i++, u >>= 8)
 		v[i] = (uint8_t)u;
 	return lb_efivar_set(LB_TIMEFLOOR_VAR, LB_EFIVAR_GUID_LBOOT, ATTRS, v, sizeof(v));

@@ -18,6 +18,10 @@
 #include <stdint.h>
 
 #define LB_TIMEFLOOR_VAR  "LbootTimeFloor"
+/* Under coreboot (no EFI variables): coreboot's CMOS option of this name
+ * (cmos.h), whole hours since 1970, at least 24 bits, used only when the
+ * options' checksum holds. */
+#define LB_TIMEFLOOR_CMOS "lboot_timefloor"
 #define LB_TIMEFLOOR_STEP (24 * 3600ll)
 #define LB_TIMEFLOOR_GRAIN 3600ll  /* the stored floor moves by an hour or more */
 
@@ -25,6 +29,10 @@
  * value (0 when unset, unreadable or not 8 bytes; *bad set then for a
  * variable that is there but malformed). */
 int64_t lb_timefloor_load(int64_t build, int64_t *stored, int *bad);
+
+/* Where the floor is kept here ("EFI variable LbootTimeFloor", "CMOS
+ * option lboot_timefloor"), or NULL: nowhere, the floor is the build date. */
+const char *lb_timefloor_where(void);
 
 /* The clock a boot starts with: now raised to floor. */
 int64_t lb_timefloor_clamp(int64_t now, int64_t floor);
@@ -39,7 +47,7 @@ int64_t lb_timefloor_next(int64_t start, int64_t now);
 
 /* Store t when it is at least LB_TIMEFLOOR_GRAIN above the stored value
  * (else 0, nothing written: one NVRAM write an hour of clock time at most).
- * 0 or the efivars error (-ENOENT: no EFI). */
+ * 0 or the store's error (-ENOENT: no EFI variables, no CMOS option). */
 int lb_timefloor_save(int64_t t);
 
 #endif

@@ -141,7 +141,7 @@ int main(void)
 	TEST("coreboot: no table, a wrong checksum, a forward loop: refused with a reason") {
 		world();
 		memset(mem + 0x500, 0, 40);
-		CHECK_INT(lb_cb_table(rd, NULL, &tbl, &len, &at, why, sizeof(why)), -ENOENT);
+		CHECK_INT(lb_cb_table(rd, NULL, &tbl, &len, &at, why, sizeof(why)), -ENODEV);
 		CHECK(strstr(why, "no coreboot table") != NULL);
 		world();
 		mem[0x500 + 30] ^= 1; /* the forward address: records' checksum wrong */
