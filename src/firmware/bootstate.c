@@ -194,7 +194,8 @@ static int from_cmos(struct lb_entries *l, const char *name, int oneshot, int dr
 	long i;
 	int r;
 
-	if (cmos_str(name, v, log) || !v[0])
+	/* "-" is unset too: nvramtool cannot write an empty string */
+	if (cmos_str(name, v, log) || !v[0] || !strcmp(v, "-"))
 		return 0;
 	if (oneshot && !dry_run) { /* cleared before it is used: once means once */
 		lb_cmos_set_str(lb_cmos_boot->img, lb_cmos_find(&lb_cmos_boot->lay, name), "");

@@ -49,7 +49,8 @@ void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entry *e,
 /*
  * Under coreboot (no EFI variables), the same choices from coreboot's CMOS
  * options (cmos.h; docs/coreboot.md), when its option table has them:
- * lboot_oneshot (cleared before use), lboot_default, and for
+ * lboot_oneshot (cleared before use), lboot_default (both unset when empty
+ * or "-": nvramtool cannot write an empty string), and for
  * lboot.default=saved lboot_last: the first 4 bytes of the SHA-256 of the
  * id lb_bootstate_entry_id gives, big-endian (written at the hand-over).
  * The values are used only when the options' checksum holds. PID 1 sets

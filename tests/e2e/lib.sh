@@ -180,6 +180,7 @@ EOC
 # direct boot, as the Linux payload of coreboot (coreboot/with-payload.sh:
 # lboot cbfs add-payload), booted as the BIOS: a scenario run under coreboot
 # (tests/e2e/coreboot-*.sh run others this way; names get "@coreboot").
+# With E2E_REBOOT=1, a reboot in the guest reboots the machine (QEMU goes on).
 # With E2E_BOOT_N=1, no kernel: SeaBIOS boots from the network (-boot n).
 # Serial goes to $T/serial.log; `send` writes to it. With E2E_SERIAL_TS=1,
 # $T/serial.ts gets each line with the host time it arrived (e2e_stamp).
@@ -207,7 +208,11 @@ qemu_start() {
 		base=(-machine "${E2E_MACHINE:-q35}" -kernel "$OUT/bzImage" -initrd "${E2E_INITRD:-$OUT/initramfs.cpio.xz}"
 		      -append "console=ttyS0,115200 panic=-1 ${E2E_APPEND-lboot.timeout=0}")
 	fi
-	"$QEMU" -accel tcg -m "${E2E_MEM:-1024}" -smp 1 -nographic -no-reboot \
+	# E2E_REBOOT=1: a reset reboots the same machine (its CMOS kept)
+	# instead of ending QEMU
+	local -a rb=(-no-reboot)
+	[ -n "${E2E_REBOOT:-}" ] && rb=()
+	"$QEMU" -accel tcg -m "${E2E_MEM:-1024}" -smp 1 -nographic "${rb[@]}" \
 		-monitor none -serial "pipe:$T/serial" -nic none \
 		"${base[@]}" "$@" >"$T/qemu.log" 2>&1 &
 	QEMU_PID=$!

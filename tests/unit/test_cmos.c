@@ -313,6 +313,9 @@ int main(void)
 		lb_cmos_set_str(c.img, df, "c\x1b[2J");
 		lb_cmos_cks_set(&c.lay, c.img);
 		CHECK_INT(lb_bootstate_select(&l, "", 1, 0, log), 0);
+		lb_cmos_set_str(c.img, df, "-"); /* unset, as nvramtool can write it */
+		lb_cmos_cks_set(&c.lay, c.img);
+		CHECK_INT(lb_bootstate_select(&l, "", 1, 0, log), 0);
 		lb_cmos_set_str(c.img, df, "");
 		/* saved: the hand-over writes the hash of b's id, the next
 		 * boot's saved default finds b by it */
