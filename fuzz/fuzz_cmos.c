@@ -2,6 +2,7 @@
  * input is the table (as coreboot copies cmos_layout.bin into its table);
  * every entry it accepts is read and written on a CMOS image, and stays
  * inside it. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lb_cmos_get_str(img, e, s);
 			if (strlen(s) != e->length / 8)
 				abort();
+		} else if (e->config != 'r' && e->length > 64) {
+			if (lb_cmos_set(img, e, 1) != -E2BIG) /* too wide: refused */
+				abort();
 		} else if (e->config != 'r') {
-			uint64_t v = e->length >= 64 ? ~0ull : (1ull << e->length) - 1;
+			uint64_t v = e->length == 64 ? ~0ull : (1ull << e->length) - 1;
 
 			if (lb_cmos_set(img, e, v) || lb_cmos_get(img, e) != v)
 				abort();
