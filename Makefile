@@ -110,7 +110,7 @@ out/bzImage: kernel/lboot.config kernel/build.sh
 # tree) with lboot's kernel and initramfs as its Linux payload, added by
 # lboot cbfs add-payload (coreboot/with-payload.sh; docs/coreboot.md)
 COREBOOT_CMDLINE ?= console=ttyS0,115200
-build/coreboot/q35.rom: coreboot/build.sh coreboot/q35.config coreboot/q35-cmos.layout
+build/coreboot/q35.rom: coreboot/build.sh coreboot/q35.config coreboot/q35-cmos.layout coreboot/q35-cmos.default
 	@mkdir -p $(@D)
 	coreboot/build.sh $@
 out/lboot-coreboot.rom: build/coreboot/q35.rom out/lboot out/bzImage out/initramfs.cpio.xz coreboot/with-payload.sh

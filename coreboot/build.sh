@@ -61,7 +61,7 @@ else
 	version=$(aptrun apt-cache showsrc coreboot 2>/dev/null | awk '/^Version:/ { print $2; exit }')
 	[ -n "$version" ] || { echo "coreboot: no coreboot source package in $(cat "$apt/sources.list")" >&2; exit 1; }
 fi
-hash=$( (grep -v -e '^#' -e '^[[:space:]]*$' "$here/q35.config"; cat "$here/q35-cmos.layout"
+hash=$( (grep -v -e '^#' -e '^[[:space:]]*$' "$here/q35.config"; cat "$here/q35-cmos.layout" "$here/q35-cmos.default"
 	echo "$build_version"; echo "$version") | sha256sum | cut -c1-16)
 dir=$cache/coreboot-$hash
 if [ -f "$dir/coreboot.rom" ]; then
@@ -83,6 +83,7 @@ fi
 cd "$work/src"
 # the CMOS option table with lboot's boot state in it (docs/coreboot.md)
 cp "$here/q35-cmos.layout" src/mainboard/emulation/qemu-q35/cmos.layout
+cp "$here/q35-cmos.default" src/mainboard/emulation/qemu-q35/cmos.default
 cp "$here/q35.config" defconfig.lboot
 make -s defconfig KBUILD_DEFCONFIG=defconfig.lboot >/dev/null
 # every option asked for must be in the merged config

@@ -99,6 +99,9 @@ if [ "$n_boots" = 4 ]; then ok "coreboot started four times"; else not_ok "coreb
 now_h=$(( $(date +%s) / 3600 ))
 
 N=1
+year=$(date -u +%Y)
+check "the RTC reads this year ($year) under coreboot (its CMOS defaults keep the century)" \
+	has "^rtc_cmos [^ ]+: setting system clock to $year-"
 check "lboot says where the boot state is" has "^lboot: no EFI firmware .*the boot state is in coreboot's CMOS options \(lboot_oneshot, lboot_default, lboot_last, lboot_timefloor\)"
 check "a, the configured default, booted" has '^cmos-target: entry a$'
 check "lboot wrote lboot_last=SHA-256('a.conf')" has "^lboot: boot state: CMOS option lboot_last=0x$(printf a.conf | sha256sum | cut -c1-8) \(SHA-256 of 'a.conf'\)"
