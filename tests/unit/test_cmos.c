@@ -69,6 +69,24 @@ static void cks(uint32_t s, uint32_t e, uint32_t loc, uint32_t type)
 	put_le32(tb + 4, (uint32_t)tl);
 }
 
+static char g_why[256];
+
+/* a layout of one entry, or of one checksum record: the parser's answer
+ * (its reason in g_why) */
+static int one(struct lb_cmos_layout *lay, uint32_t bit, uint32_t len, char cfg, const char *name)
+{
+	begin();
+	entry(bit, len, cfg, 0, name);
+	return lb_cmos_layout_parse(tb, tl, lay, g_why, sizeof(g_why));
+}
+
+static int one_cks(struct lb_cmos_layout *lay, uint32_t s, uint32_t e, uint32_t loc, uint32_t type)
+{
+	begin();
+	cks(s, e, loc, type);
+	return lb_cmos_layout_parse(tb, tl, lay, g_why, sizeof(g_why));
+}
+
 /* lboot's q35 layout (coreboot/q35-cmos.layout) */
 static void q35(void)
 {
@@ -99,6 +117,24 @@ static void add(struct lb_entries *l, const char *id, const char *src, const cha
 	e->id = strdup(id);
 	e->source = strdup(src);
 	e->title = strdup(title);
+}
+
+/* c: lboot's q35 layout over a zeroed 128-byte dump at path (mkstemp'd) */
+static int zero_dump(struct lb_cmos *c, char *path)
+{
+	uint8_t z[128] = { 0 };
+	char why[256];
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = write(fd, z, sizeof(z)) == (ssize_t)sizeof(z) ? 0 : -EIO;
+	close(fd);
+	q35();
+	if (rc || (rc = lb_cmos_layout_parse(tb, tl, &c->lay, why, sizeof(why))))
+		return rc;
+	c->path = path;
+	return lb_cmos_load(c, why, sizeof(why));
 }
 
 int main(void)
@@ -165,52 +201,31 @@ int main(void)
 		q35();
 		put_le32(tb + 4, (uint32_t)tl + 4); /* the table past its bytes */
 		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin();
-		entry(100, 8, 'h', 0, "on_the_clock");
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		CHECK(strstr(why, "clock") != NULL);
-		begin();
-		entry(2040, 16, 'h', 0, "past_the_end");
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin();
-		entry(0xffffffffu, 16, 'h', 0, "wraps");
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin();
-		entry(460, 16, 's', 0, "unaligned_string");
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin(); /* wider than 64 bits: parsed (real layouts have it), not used */
-		entry(464, 72, 'h', 0, "too_wide");
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), 0);
+		CHECK_INT(one(lay, 100, 8, 'h', "on_the_clock"), -EBADMSG);
+		CHECK(strstr(g_why, "clock") != NULL);
+		CHECK_INT(one(lay, 2040, 16, 'h', "past_the_end"), -EBADMSG);
+		CHECK_INT(one(lay, 0xffffffffu, 16, 'h', "wraps"), -EBADMSG);
+		CHECK_INT(one(lay, 460, 16, 's', "unaligned_string"), -EBADMSG);
+		CHECK_INT(one(lay, 464, 72, 'h', "too_wide"), 0);
 		{
 			uint8_t img[LB_CMOS_SIZE] = { 0 };
 			CHECK_INT(lb_cmos_set(img, &lay->e[0], 1), -E2BIG);
 		}
-		begin();
-		entry(460, 8, 'h', 0, "over_a_byte");
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin();
-		entry(464, 8, 'x', 0, "unknown_type");
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
+		CHECK_INT(one(lay, 460, 8, 'h', "over_a_byte"), -EBADMSG);
+		CHECK_INT(one(lay, 464, 8, 'x', "unknown_type"), -EBADMSG);
 		begin();
 		entry(464, 8, 'h', 0, "same");
 		entry(472, 8, 'h', 0, "same");
 		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin();
-		entry(464, 8, 'h', 0, "bad\x1bname");
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
+		CHECK_INT(one(lay, 464, 8, 'h', "bad\x1bname"), -EBADMSG);
 		begin();
 		entry(464, 8, 'h', 0, "x");
 		memset(tb + 12 + 24, 'a', 4); /* the name has no NUL in its record */
 		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin();
-		cks(448, 1007, 1000, 1); /* the checksum inside its range */
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin();
-		cks(448, 1007, 1008, 2); /* not the PC checksum */
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
-		begin();
-		cks(448, 1007, 2040, 1); /* its second byte past 256 */
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, lay, why, sizeof(why)), -EBADMSG);
+		CHECK_INT(one_cks(lay, 448, 1007, 1000, 1), -EBADMSG); /* the checksum inside its range */
+		CHECK_INT(one_cks(lay, 448, 1007, 1008, 2), -EBADMSG); /* not the PC checksum */
+		CHECK_INT(one_cks(lay, 448, 1007, 2040, 1), -EBADMSG); /* its second byte past 256 */
+		CHECK_INT(one_cks(lay, 448, 1007, 1008, 1), 0);
 		begin();
 		cks(448, 1007, 1008, 1);
 		cks(448, 1007, 1008, 1);
@@ -231,16 +246,10 @@ int main(void)
 	}
 	TEST("cmos: a dump: loaded, committed atomically with its checksum") {
 		char path[] = "/tmp/lb-cmos-XXXXXX";
-		int fd = mkstemp(path);
-		uint8_t back[128], z[128] = { 0 };
+		uint8_t back[128];
 		FILE *f;
 
-		q35();
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, &c.lay, why, sizeof(why)), 0);
-		CHECK(fd >= 0 && write(fd, z, sizeof(z)) == (ssize_t)sizeof(z));
-		close(fd);
-		c.path = path;
-		CHECK_INT(lb_cmos_load(&c, why, sizeof(why)), 0);
+		CHECK_INT(zero_dump(&c, path), 0);
 		CHECK_INT((int)c.size, 128);
 		CHECK_INT(lb_cmos_set_str(c.img, lb_cmos_find(&c.lay, "lboot_default"), "x*"), 0);
 		CHECK_INT(lb_cmos_commit(&c, why, sizeof(why)), 0);
@@ -256,20 +265,13 @@ int main(void)
 	}
 	TEST("cmos: the boot state: one-shot (cleared), default, saved, the floor") {
 		char path[] = "/tmp/lb-cmos-XXXXXX";
-		int fd = mkstemp(path);
-		uint8_t z[128] = { 0 };
 		struct lb_entries l = LB_ENTRIES_INIT;
 		FILE *log = fopen("/dev/null", "w");
 		const struct lb_cmos_entry *os, *df, *la, *tf;
 		int64_t stored;
 		int bad;
 
-		q35();
-		CHECK_INT(lb_cmos_layout_parse(tb, tl, &c.lay, why, sizeof(why)), 0);
-		CHECK(fd >= 0 && write(fd, z, sizeof(z)) == (ssize_t)sizeof(z));
-		close(fd);
-		c.path = path;
-		CHECK_INT(lb_cmos_load(&c, why, sizeof(why)), 0);
+		CHECK_INT(zero_dump(&c, path), 0);
 		os = lb_cmos_find(&c.lay, "lboot_oneshot");
 		df = lb_cmos_find(&c.lay, "lboot_default");
 		la = lb_cmos_find(&c.lay, "lboot_last");
