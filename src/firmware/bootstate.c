@@ -173,9 +173,10 @@ uint32_t lb_bootstate_id_hash(const char *id)
  * the layout), -EBADMSG (a control character: said, ignored). */
 static int cmos_str(const char *name, char *out, FILE *log)
 {
-	const struct lb_cmos_entry *e = lb_cmos_find(&lb_cmos_boot->lay, name);
+	const struct lb_cmos_entry *e = lb_cmos_option(&lb_cmos_boot->lay, name, 's', 8,
+						       LB_CMOS_SIZE * 8);
 
-	if (!e || e->config != 's')
+	if (!e)
 		return -ENOENT;
 	lb_cmos_get_str(lb_cmos_boot->img, e, out);
 	for (const char *p = out; *p; p++)
@@ -221,11 +222,11 @@ static int from_cmos(struct lb_entries *l, const char *name, int oneshot, int dr
  * lboot_last. 1 chosen, else 0. */
 static int saved_cmos(struct lb_entries *l, FILE *log)
 {
-	const struct lb_cmos_entry *e = lb_cmos_find(&lb_cmos_boot->lay, "lboot_last");
+	const struct lb_cmos_entry *e = lb_cmos_option(&lb_cmos_boot->lay, "lboot_last", 'h', 32, 32);
 	char id[512];
 	uint32_t h;
 
-	if (!e || e->config != 'h' || e->length != 32) {
+	if (!e) {
 		fprintf(log, "lboot: lboot.default=saved: coreboot's CMOS option table has no 32-bit lboot_last; keeping the configured default\n");
 		return 0;
 	}
@@ -564,8 +565,7 @@ static void handover_cmos(const struct lb_entry *e, const char *sel, FILE *log)
 
 	if (!lb_cmos_boot || !sel || strcmp(sel, "saved") || lb_bootstate_entry_id(e, id, sizeof(id)))
 		return;
-	ce = lb_cmos_find(&lb_cmos_boot->lay, "lboot_last");
-	if (!ce || ce->config != 'h' || ce->length != 32)
+	if (!(ce = lb_cmos_option(&lb_cmos_boot->lay, "lboot_last", 'h', 32, 32)))
 		return; /* said when the default was chosen */
 	if (!lb_cmos_cks_ok(&lb_cmos_boot->lay, lb_cmos_boot->img)) {
 		fprintf(log, "lboot: CMOS: the checksum of coreboot's options is wrong: lboot_last not written\n");

@@ -164,6 +164,14 @@ const struct lb_cmos_entry *lb_cmos_find(const struct lb_cmos_layout *lay, const
 	return NULL;
 }
 
+const struct lb_cmos_entry *lb_cmos_option(const struct lb_cmos_layout *lay, const char *name,
+					   char type, uint32_t min, uint32_t max)
+{
+	const struct lb_cmos_entry *e = lb_cmos_find(lay, name);
+
+	return e && e->config == type && e->length >= min && e->length <= max ? e : NULL;
+}
+
 const char *lb_cmos_enum_text(const struct lb_cmos_layout *lay, const struct lb_cmos_entry *e,
 			      uint64_t v)
 {

@@ -74,6 +74,10 @@ int lb_cmos_layout_parse(const uint8_t *b, size_t len, struct lb_cmos_layout *la
 			 size_t whysz);
 
 const struct lb_cmos_entry *lb_cmos_find(const struct lb_cmos_layout *lay, const char *name);
+/* The option name when it has type ('s', 'h', 'e') and min to max bits,
+ * else NULL: what a user of one option (lboot_last: 'h', 32 bits) needs. */
+const struct lb_cmos_entry *lb_cmos_option(const struct lb_cmos_layout *lay, const char *name,
+					   char type, uint32_t min, uint32_t max);
 /* The enum text of value v for e ('e' entries), or NULL. */
 const char *lb_cmos_enum_text(const struct lb_cmos_layout *lay, const struct lb_cmos_entry *e,
 			      uint64_t v);

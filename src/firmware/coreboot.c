@@ -112,17 +112,25 @@ static int scan(lb_cb_read_fn rd, void *ctx, uint64_t from, size_t span, uint64_
 	return rc;
 }
 
+/* where the low table was found in /dev/mem: PID 1 looks for the table
+ * several times a boot (start, CMOS, TCPA log, hand-over); later looks
+ * check that header first instead of scanning 68 KiB again */
+static uint64_t mem_hint;
+
 int lb_cb_table(lb_cb_read_fn rd, void *ctx, uint8_t **tbl, size_t *len, uint64_t *addr,
 		char *why, size_t whysz)
 {
 	uint64_t at;
-	int rc, hops;
+	int rc, hops, mem = rd == lb_cb_read_mem && !ctx;
 
 	*tbl = NULL;
 	*len = 0;
-	if (scan(rd, ctx, 0, 0x1000, &at) && scan(rd, ctx, 0xf0000, 0x10000, &at))
+	if (!(mem && mem_hint && !scan(rd, ctx, mem_hint, HDR, &at)) &&
+	    scan(rd, ctx, 0, 0x1000, &at) && scan(rd, ctx, 0xf0000, 0x10000, &at))
 		return lb_whyf(why, whysz, -ENODEV,
 			       "no coreboot table (LBIO) at 0-4 KiB or 0xf0000-1 MiB");
+	if (mem)
+		mem_hint = at;
 	for (hops = 0;; hops++) {
 		const uint8_t *f;
 		uint32_t fs;

@@ -11,12 +11,7 @@
 /* under coreboot: lboot_timefloor, hours since 1970 (NULL: not there) */
 static const struct lb_cmos_entry *cmos_entry(void)
 {
-	const struct lb_cmos_entry *e;
-
-	if (!lb_cmos_boot || !(e = lb_cmos_find(&lb_cmos_boot->lay, LB_TIMEFLOOR_CMOS)) ||
-	    e->config != 'h' || e->length < 24)
-		return NULL;
-	return e;
+	return lb_cmos_boot ? lb_cmos_option(&lb_cmos_boot->lay, LB_TIMEFLOOR_CMOS, 'h', 24, 64) : NULL;
 }
 
 const char *lb_timefloor_where(void)
