@@ -493,8 +493,14 @@ static int cmd_linux(struct interp *ip, char **a, size_t n)
 		e->bad = bad_nokernel;
 		return 1;
 	}
-	for (i = 2; i < n; i++) {
-		if (i > 2)
+	/* GRUB's loader starts the command line with BOOT_IMAGE= and the
+	 * kernel's path as the linux command was given it (its argv[0]),
+	 * written as the other arguments (grub-core/loader/i386/linux.c
+	 * grub_cmd_linux: LINUX_IMAGE then grub_create_loader_cmdline over
+	 * argv); the OS reads it (/proc/cmdline, init's environment) */
+	sb_puts(&cl, "BOOT_IMAGE=");
+	for (i = 1; i < n; i++) {
+		if (i > 1)
 			sb_putc(&cl, ' ');
 		quote |= strchr(a[i], '"') != NULL;
 		cmdline_arg(&cl, a[i]);

@@ -42,10 +42,11 @@
  *  - words: "\xHH" is kept as written, as RHEL's and Fedora's GRUB do
  *    (the kernel or dracut decodes it); any other backslash escapes the
  *    next character.
- *  - the kernel command line is the linux arguments as GRUB's loader
- *    writes them (grub_create_loader_cmdline): an argument holding a space
- *    in double quotes, backslashes and quotes escaped, \xHH as is (GRUB's
- *    loader also adds BOOT_IMAGE=; not here). `linux (dev)` without a path,
+ *  - the kernel command line is what GRUB's loader writes: BOOT_IMAGE=
+ *    and the kernel's path as the linux command got it, then the linux
+ *    arguments (grub_create_loader_cmdline): an argument holding a space
+ *    in double quotes, backslashes and quotes escaped, \xHH as is.
+ *    `linux (dev)` without a path,
  *    or an initrd line with more files than an entry holds, makes the entry
  *    skipped with a message, never booted without what GRUB would load.
  *

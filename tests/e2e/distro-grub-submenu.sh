@@ -31,8 +31,8 @@ mkpart_vfat "$T/esp.img" 16 "$T/esp" ESP 0A1B2C3D
 mkpart_ext4 "$T/root.img" 64 "$T/root" "" $U
 mkdisk_gpt "$T/disk.img" "$T/esp.img:esp:EFI" "$T/root.img:linux:root"
 qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
-expect "lboot: kexec 'Debian GNU/Linux, with Linux 6.1.0-18-amd64 \(recovery mode\)' kernel=/boot/vmlinuz-6.1.0-18-amd64 initrd=/boot/initrd.img-6.1.0-18-amd64 cmdline=root=UUID=$U ro single console=ttyS0,115200" 150 &&
+expect "lboot: kexec 'Debian GNU/Linux, with Linux 6.1.0-18-amd64 \(recovery mode\)' kernel=/boot/vmlinuz-6.1.0-18-amd64 initrd=/boot/initrd.img-6.1.0-18-amd64 cmdline=BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=UUID=$U ro single console=ttyS0,115200" 150 &&
 	ok "kexec the recovery entry inside the submenu (next_entry)" || not_ok "kexec the recovery entry inside the submenu"
-expect "lboot-target: cmdline: root=UUID=$U ro single console=ttyS0" 180 &&
+expect "lboot-target: cmdline: BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=UUID=$U ro single console=ttyS0" 180 &&
 	ok "target OS booted with the submenu entry's command line" || not_ok "target OS booted with the submenu entry's command line"
 e2e_done

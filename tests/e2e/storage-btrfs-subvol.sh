@@ -36,7 +36,7 @@ expect "lboot: found /dev/vda2 btrfs uuid=$U label=opensuse \(hd0,gpt2\)" 120 &&
 	not_ok "btrfs found"
 expect "lboot: /dev/vda2: btrfs: top level mounted, default subvolume $S" 30 &&
 	ok "default subvolume found ($S)" || not_ok "default subvolume found ($S)"
-expect "lboot: kexec 'openSUSE Leap 15.5' kernel=$S/boot/vmlinuz-$K initrd=$S/boot/initrd-$K cmdline=root=UUID=$U console=ttyS0 lboot-test=opensuse" 60 &&
+expect "lboot: kexec 'openSUSE Leap 15.5' kernel=$S/boot/vmlinuz-$K initrd=$S/boot/initrd-$K cmdline=BOOT_IMAGE=/boot/vmlinuz-$K root=UUID=$U console=ttyS0 lboot-test=opensuse" 60 &&
 	ok "saved entry kexec'd, relative paths inside the default subvolume" ||
 	not_ok "saved entry kexec'd, relative paths inside the default subvolume"
 expect 'lboot-target: cmdline: .*lboot-test=opensuse' 180 && ok "target OS booted" || not_ok "target OS booted"

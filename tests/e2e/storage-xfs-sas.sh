@@ -38,9 +38,9 @@ expect "lboot: found /dev/sda2 xfs uuid=$BU label=boot \(hd0,gpt2\)" 120 &&
 	ok "XFS /boot on the SAS disk found" || not_ok "XFS /boot on the SAS disk found"
 expect 'lboot: /dev/sda2: xfs: log needs recovery: mounted with norecovery, not replayed' 30 &&
 	ok "dirty log noticed, not replayed" || not_ok "dirty log noticed, not replayed"
-expect "lboot: kexec 'Red Hat Enterprise Linux \($K\) 9.3 \(Plow\)' kernel=/vmlinuz-$K initrd=/initramfs-$K.img cmdline=root=/dev/mapper/rhel-root ro crashkernel=1G-4G:192M,4G-64G:256M,64G-:512M resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap console=ttyS0,115200n8" 60 &&
+expect "lboot: kexec 'Red Hat Enterprise Linux \($K\) 9.3 \(Plow\)' kernel=/vmlinuz-$K initrd=/initramfs-$K.img cmdline=BOOT_IMAGE=[^ ]+/vmlinuz-$K root=/dev/mapper/rhel-root ro crashkernel=1G-4G:192M,4G-64G:256M,64G-:512M resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap console=ttyS0,115200n8" 60 &&
 	ok "saved entry kexec'd with its BLS options" || not_ok "saved entry kexec'd with its BLS options"
-expect 'lboot-target: cmdline: root=/dev/mapper/rhel-root ro crashkernel' 180 && ok "target OS booted" ||
+expect 'lboot-target: cmdline: BOOT_IMAGE=[^ ]+ root=/dev/mapper/rhel-root ro crashkernel' 180 && ok "target OS booted" ||
 	not_ok "target OS booted"
 log "target up after $(elapsed) s"
 qemu_wait 60 || log "QEMU still running"

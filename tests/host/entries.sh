@@ -117,10 +117,10 @@ json_check "entries rhel8 default is the newest" "$tmp/rhel8.json" \
 # nested submenus, loadfont/background_image/play ignored, 'Install' default
 "$L" entries --json "$F/grub/debian-installer" >"$tmp/di.json" 2>/dev/null
 json_check "entries debian-installer grub: default is Install" "$tmp/di.json" \
-	'[e["title"] for e in d if e["default"]] == ["Install"] and d[0]["cmdline"] == "vga=788 --- quiet"'
+	'[e["title"] for e in d if e["default"]] == ["Install"] and d[0]["cmdline"] == "BOOT_IMAGE=/debian-installer/amd64/linux vga=788 --- quiet"'
 json_check "entries debian-installer grub: all 26 entries with kernel and initrd" "$tmp/di.json" \
 	'len(d) == 26 and all(e["kernel"] == "/debian-installer/amd64/linux" and e["initrd"] == ["/debian-installer/amd64/initrd.gz"] for e in d)'
 json_check "entries debian-installer grub: nested submenu ids" "$tmp/di.json" \
-	'any(e["id"] == "Advanced options ...>... Desktop environment menu ...>... KDE Plasma desktop boot menu ...>... Install" and e["cmdline"] == "desktop=kde vga=788 --- quiet" for e in d)'
+	'any(e["id"] == "Advanced options ...>... Desktop environment menu ...>... KDE Plasma desktop boot menu ...>... Install" and e["cmdline"] == "BOOT_IMAGE=/debian-installer/amd64/linux desktop=kde vga=788 --- quiet" for e in d)'
 json_check "entries debian-installer grub: rescue mode" "$tmp/di.json" \
 	'any(e["id"] == "Advanced options ...>... Rescue mode" and "rescue/enable=true" in e["cmdline"] for e in d)'

@@ -188,9 +188,9 @@ int main(void)
 			"}\n"), 0);
 		CHECK_INT(L.n, 2);
 		CHECK_INT(L.timeout, 7);
-		CHECK_ENTRY(0, "Alpha", "Alpha", NULL, "/vmlinuz-a", "root=/dev/sda1 ro quiet");
+		CHECK_ENTRY(0, "Alpha", "Alpha", NULL, "/vmlinuz-a", "BOOT_IMAGE=/vmlinuz-a root=/dev/sda1 ro quiet");
 		CHECK_INITRDS(0, "/initrd-a.img");
-		CHECK_ENTRY(1, "Beta", "Beta", NULL, "/boot/vmlinuz-b", "root=UUID=1234");
+		CHECK_ENTRY(1, "Beta", "Beta", NULL, "/boot/vmlinuz-b", "BOOT_IMAGE=/boot/vmlinuz-b root=UUID=1234");
 		CHECK_INITRDS(1, "/boot/ucode.img", "/boot/initrd-b.img");
 		CHECK_STR(def_title(), "Beta");
 		CHECK_INT(n_default(), 1);
@@ -208,7 +208,7 @@ int main(void)
 		if (L.n == 2) {
 			CHECK_STR(L.v[0].title, "A");
 			CHECK_STR(L.v[0].kernel, "/vmlinuz-a");
-			CHECK_STR(L.v[0].cmdline, "v=1");
+			CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/vmlinuz-a v=1");
 			CHECK_INT(L.v[0].n_initrd, 1);
 			CHECK_STR(L.v[1].title, "B");
 		}
@@ -246,14 +246,14 @@ int main(void)
 		CHECK_STR(L.v[0].title, "T x y");
 		/* arguments with a space reach the kernel quoted, as GRUB's
 		 * loader writes them (grub_create_loader_cmdline) */
-		CHECK_STR(L.v[0].cmdline, "\"one two\" \"three four\" \"x y\" ro quiet qz $a $a cont");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/k \"one two\" \"three four\" \"x y\" ro quiet qz $a $a cont");
 	}
 	TEST("grub word splitting of unquoted variables") {
 		parse("set k='root=/dev/x   rw'\n"
 		      "menuentry A { set n=0; for w in $k; do n=\"$n+\"; done; linux /a $n }\n");
-		CHECK_STR(L.v[0].cmdline, "0++");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a 0++");
 		parse("set k='a b'\nmenuentry A { for w in \"$k\"; do linux /a \"[$w]\"; done }\n");
-		CHECK_STR(L.v[0].cmdline, "\"[a b]\"");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a \"[a b]\"");
 	}
 	TEST("grub comments, semicolons, empty words") {
 		parse("# comment\nset x=1 # trailing\n"
@@ -261,7 +261,7 @@ int main(void)
 		      "menuentry '' { linux /e \"\" }\n");
 		CHECK_INT(L.n, 2);
 		CHECK_STR(L.v[0].title, "A#b");
-		CHECK_STR(L.v[0].cmdline, "x#y");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a x#y");
 		CHECK_INITRDS(0, "/i");
 		CHECK_STR(L.v[1].title, "");
 	}
@@ -277,7 +277,7 @@ int main(void)
 		      "if [ 10 -lt 9 ]; then y=bad; else y=ok; fi\n"
 		      "if [ abc \\< abd ]; then s=lt; fi\n"
 		      "menuentry A { linux /a $t $u $w $z $y $s }\n");
-		CHECK_STR(L.v[0].cmdline, "three neg paren yes ok lt");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a three neg paren yes ok lt");
 	}
 	TEST("grub functions, positional parameters, return") {
 		parse("function f {\n"
@@ -288,7 +288,7 @@ int main(void)
 		      "f a 'b c'\n"
 		      "f stop; st=$?\n"
 		      "menuentry A { linux /a \"$r\" $r2 $st }\n");
-		CHECK_STR(L.v[0].cmdline, "\"1 stop  stop\" after 3");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a \"1 stop  stop\" after 3");
 	}
 	TEST("grub loops: for, while, until, break, continue, bound") {
 		parse("s=\n"
@@ -302,7 +302,7 @@ int main(void)
 		      "until [ \"$c\" = xxxxxx ]; do c=\"${c}x\"; done\n"
 		      "while true; do n=1; done\n"
 		      "menuentry A { linux /a $s $c }\n");
-		CHECK_STR(L.v[0].cmdline, "13 xxxxxx");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a 13 xxxxxx");
 		CHECK(has_msg("loop stopped after"));
 	}
 	TEST("grub entries without linux are skipped with a message") {
@@ -363,15 +363,15 @@ int main(void)
 		parse("set a=1\nset b=2\nexport b\n"
 		      "submenu S { menuentry E { linux /e \"a=$a\" \"b=$b\" } }\n"
 		      "menuentry T { linux /t \"a=$a\" }\n");
-		CHECK_STR(L.v[0].cmdline, "a= b=2");
-		CHECK_STR(L.v[1].cmdline, "a=1");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/e a= b=2");
+		CHECK_STR(L.v[1].cmdline, "BOOT_IMAGE=/t a=1");
 	}
 	TEST("grub entry bodies run after the config, like at boot") {
 		parse("set opt=early\n"
 		      "menuentry A { linux /a $opt; set opt=changed }\n"
 		      "menuentry B { linux /b $opt $1 $2 } extra\n"
 		      "set opt=late\n");
-		CHECK_STR(L.v[0].cmdline, "late");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a late");
 		/* text after a menuentry block is a syntax error in GRUB
 		 * (grub-script-check): B is not in the menu */
 		CHECK_INT(L.n, 1);
@@ -425,16 +425,16 @@ int main(void)
 			CHECK_INT(L.timeout, 5);
 			CHECK_ENTRY(0, "Debian GNU/Linux",
 				    "gnulinux-simple-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d", DU,
-				    "/boot/vmlinuz-6.1.0-18-amd64", "root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro quiet");
+				    "/boot/vmlinuz-6.1.0-18-amd64", "BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro quiet");
 			CHECK_INITRDS(0, "/boot/initrd.img-6.1.0-18-amd64");
 			CHECK_ENTRY(2, "Debian GNU/Linux, with Linux 6.1.0-18-amd64 (recovery mode)",
 				    "gnulinux-advanced-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d>"
 				    "gnulinux-6.1.0-18-amd64-recovery-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d",
-				    DU, "/boot/vmlinuz-6.1.0-18-amd64", "root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro single");
+				    DU, "/boot/vmlinuz-6.1.0-18-amd64", "BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro single");
 			CHECK_ENTRY(3, "Debian GNU/Linux, with Linux 6.1.0-17-amd64",
 				    "gnulinux-advanced-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d>"
 				    "gnulinux-6.1.0-17-amd64-advanced-7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d",
-				    DU, "/boot/vmlinuz-6.1.0-17-amd64", "root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro quiet");
+				    DU, "/boot/vmlinuz-6.1.0-17-amd64", "BOOT_IMAGE=/boot/vmlinuz-6.1.0-17-amd64 root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro quiet");
 			CHECK_INITRDS(3, "/boot/initrd.img-6.1.0-17-amd64");
 			CHECK_STR(def_title(), "Debian GNU/Linux");
 			CHECK_INT(n_default(), 1);
@@ -464,7 +464,7 @@ int main(void)
 		fsset("debian12-next", deb, 1);
 		CHECK_INT(parse_fs(0, "/EFI/debian/grub.cfg"), 0);
 		CHECK_STR(def_title(), "Debian GNU/Linux, with Linux 6.1.0-17-amd64 (recovery mode)");
-		CHECK_STR(L.v[4].cmdline, "root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro single");
+		CHECK_STR(L.v[4].cmdline, "BOOT_IMAGE=/boot/vmlinuz-6.1.0-17-amd64 root=UUID=7a3c5b1e-2f4d-4c8a-9e6b-1d2f3a4b5c6d ro single");
 		CHECK_INT(n_default(), 1);
 	}
 
@@ -482,13 +482,13 @@ int main(void)
 		CHECK_INT(L.timeout, 5);
 		CHECK_ENTRY(0, "Debian GNU/Linux", "gnulinux-simple-9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
 			    DB, "/vmlinuz-6.1.0-22-amd64",
-			    "root=UUID=9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a ro quiet");
+			    "BOOT_IMAGE=/vmlinuz-6.1.0-22-amd64 root=UUID=9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a ro quiet");
 		CHECK_INITRDS(0, "/initrd.img-6.1.0-22-amd64");
 		CHECK_ENTRY(3, "Debian GNU/Linux, with Linux 6.1.0-21-amd64",
 			    "gnulinux-advanced-9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a>"
 			    "gnulinux-6.1.0-21-amd64-advanced-9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
 			    DB, "/vmlinuz-6.1.0-21-amd64",
-			    "root=UUID=9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a ro quiet");
+			    "BOOT_IMAGE=/vmlinuz-6.1.0-21-amd64 root=UUID=9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a ro quiet");
 		CHECK_INITRDS(3, "/initrd.img-6.1.0-21-amd64");
 		CHECK_STR(def_title(), "Debian GNU/Linux, with Linux 6.1.0-21-amd64");
 		CHECK_INT(n_default(), 1);
@@ -509,18 +509,18 @@ int main(void)
 		CHECK_INT(L.timeout, 0);
 		CHECK_ENTRY(0, "Ubuntu", "gnulinux-simple-9f1e2d3c-4b5a-4697-8877-665544332211",
 			    UB, "/vmlinuz-5.15.0-91-generic",
-			    "root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro quiet splash vt.handoff=7");
+			    "BOOT_IMAGE=/vmlinuz-5.15.0-91-generic root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro quiet splash vt.handoff=7");
 		CHECK_INITRDS(0, "/initrd.img-5.15.0-91-generic");
 		CHECK_ENTRY(1, "Ubuntu, with Linux 5.15.0-91-generic",
 			    "gnulinux-advanced-9f1e2d3c-4b5a-4697-8877-665544332211>"
 			    "gnulinux-5.15.0-91-generic-advanced-9f1e2d3c-4b5a-4697-8877-665544332211",
 			    UB, "/vmlinuz-5.15.0-91-generic",
-			    "root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro quiet splash vt.handoff=7");
+			    "BOOT_IMAGE=/vmlinuz-5.15.0-91-generic root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro quiet splash vt.handoff=7");
 		CHECK_ENTRY(4, "Ubuntu, with Linux 5.15.0-89-generic (recovery mode)",
 			    "gnulinux-advanced-9f1e2d3c-4b5a-4697-8877-665544332211>"
 			    "gnulinux-5.15.0-89-generic-recovery-9f1e2d3c-4b5a-4697-8877-665544332211",
 			    UB, "/vmlinuz-5.15.0-89-generic",
-			    "root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro recovery nomodeset dis_ucode_ldr");
+			    "BOOT_IMAGE=/vmlinuz-5.15.0-89-generic root=UUID=9f1e2d3c-4b5a-4697-8877-665544332211 ro recovery nomodeset dis_ucode_ldr");
 		CHECK_INITRDS(4, "/initrd.img-5.15.0-89-generic");
 		CHECK_STR(def_title(), "Ubuntu");
 		CHECK_INT(n_default(), 1);
@@ -539,13 +539,13 @@ int main(void)
 		CHECK_INT(L.timeout, 30);
 		CHECK_ENTRY(0, "Ubuntu", "gnulinux-simple-3e5f7a9c-1b2d-4e6f-8a0b-c2d4e6f8a0b2",
 			    UR, "/boot/vmlinuz-6.8.0-35-generic",
-			    "root=UUID=3e5f7a9c-1b2d-4e6f-8a0b-c2d4e6f8a0b2 ro quiet splash");
+			    "BOOT_IMAGE=/boot/vmlinuz-6.8.0-35-generic root=UUID=3e5f7a9c-1b2d-4e6f-8a0b-c2d4e6f8a0b2 ro quiet splash");
 		CHECK_INITRDS(0, "/boot/initrd.img-6.8.0-35-generic");
 		CHECK_ENTRY(5, "Memory test (memtest86+x64.efi)", "Memory test (memtest86+x64.efi)",
-			    UR, "/boot/memtest86+x64.efi", NULL);
+			    UR, "/boot/memtest86+x64.efi", "BOOT_IMAGE=/boot/memtest86+x64.efi");
 		CHECK_ENTRY(6, "Memory test (memtest86+x64.efi, serial console)",
 			    "Memory test (memtest86+x64.efi, serial console)",
-			    UR, "/boot/memtest86+x64.efi", "console=ttyS0,115200");
+			    UR, "/boot/memtest86+x64.efi", "BOOT_IMAGE=/boot/memtest86+x64.efi console=ttyS0,115200");
 		CHECK(find("UEFI Firmware Settings") < 0);
 		CHECK(find("Memory test (memtest86+ia32.bin)") < 0);
 		CHECK_STR(def_title(), "Ubuntu");
@@ -571,12 +571,14 @@ int main(void)
 			CHECK_ENTRY(0, "Fedora Linux (6.7.4-200.fc39.x86_64) 39 (Workstation Edition)",
 				    "6a9857a393724b7a981ebb5b8495b9ea-6.7.4-200.fc39.x86_64", FB,
 				    "/vmlinuz-6.7.4-200.fc39.x86_64",
-				    "root=UUID=e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0 ro rootflags=subvol=root rhgb quiet");
+				    g ? "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.7.4-200.fc39.x86_64 root=UUID=e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0 ro rootflags=subvol=root rhgb quiet" :
+				    "BOOT_IMAGE=(5d2e8f4a-7c1b-4e3d-9a6f-0b8c2d4e6f81)/vmlinuz-6.7.4-200.fc39.x86_64 root=UUID=e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0 ro rootflags=subvol=root rhgb quiet");
 			CHECK_INITRDS(0, "/initramfs-6.7.4-200.fc39.x86_64.img");
 			CHECK_ENTRY(1, "Fedora Linux (6.5.6-300.fc39.x86_64) 39 (Workstation Edition)",
 				    "6a9857a393724b7a981ebb5b8495b9ea-6.5.6-300.fc39.x86_64", FB,
 				    "/vmlinuz-6.5.6-300.fc39.x86_64",
-				    "root=UUID=e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0 ro rootflags=subvol=root rhgb quiet");
+				    g ? "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.5.6-300.fc39.x86_64 root=UUID=e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0 ro rootflags=subvol=root rhgb quiet" :
+				    "BOOT_IMAGE=(5d2e8f4a-7c1b-4e3d-9a6f-0b8c2d4e6f81)/vmlinuz-6.5.6-300.fc39.x86_64 root=UUID=e2c4a6b8-d0f2-4a4c-9e8f-a1b3c5d7e9f0 ro rootflags=subvol=root rhgb quiet");
 			CHECK_STR(L.v[2].kernel, "/vmlinuz-0-rescue-6a9857a393724b7a981ebb5b8495b9ea");
 			CHECK_STR(def_title(), "Fedora Linux (6.5.6-300.fc39.x86_64) 39 (Workstation Edition)");
 			CHECK_INT(n_default(), 1);
@@ -598,6 +600,7 @@ int main(void)
 			    "2f1e8a4c6b3d4e5f8a9b0c1d2e3f4a5b-4.18.0-513.5.1.el8_9.x86_64",
 			    "0c7e3f58-2a9b-4d1e-b6c4-8f2a1d3e5b70",
 			    "/vmlinuz-4.18.0-513.5.1.el8_9.x86_64",
+			    "BOOT_IMAGE=(hd0,msdos1)/vmlinuz-4.18.0-513.5.1.el8_9.x86_64 "
 			    "root=/dev/mapper/rhel-root ro crashkernel=auto resume=/dev/mapper/rhel-swap "
 			    "rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet");
 		CHECK_INITRDS(0, "/initramfs-4.18.0-513.5.1.el8_9.x86_64.img");
@@ -617,13 +620,13 @@ int main(void)
 		CHECK_INT(L.timeout, 5);
 		CHECK_ENTRY(0, "NixOS - Default", "NixOS - Default", "1A2B-3C4D",
 			    "/kernels/5a7kbzq1k9v4dcm2kqyvx3i0l0b2f6xg-linux-6.6.30-bzImage",
-			    "init=/nix/store/mlj4fq8y7v2w0x3z5b1c9d7e5f3g1h0i-nixos-system-nixos-24.05.1234.abcdef0/init loglevel=4");
+			    "BOOT_IMAGE=(1A2B-3C4D)//kernels/5a7kbzq1k9v4dcm2kqyvx3i0l0b2f6xg-linux-6.6.30-bzImage init=/nix/store/mlj4fq8y7v2w0x3z5b1c9d7e5f3g1h0i-nixos-system-nixos-24.05.1234.abcdef0/init loglevel=4");
 		CHECK_INITRDS(0, "/kernels/0p8mz1w6hq3j2c9r4l7a5s0d1f3g6h8k-initrd-linux-6.6.30-initrd",
 			      "/kernels/9x2c4v6b8n0m1q3w5e7r9t1y3u5i7o9p-nixos-system-nixos-24.05.1234.abcdef0-secrets");
 		CHECK_ENTRY(2, "NixOS - Configuration 41 (2024-05-20 - 24.05.1100.0fedcba)",
 			    "NixOS - All configurations>NixOS - Configuration 41 (2024-05-20 - 24.05.1100.0fedcba)",
 			    "1A2B-3C4D", "/kernels/b3d5f7h9j1l3n5p7r9t1v3x5z7b9d1f3-linux-6.6.28-bzImage",
-			    "init=/nix/store/q2w4e6r8t0y2u4i6o8p0a2s4d6f8g0h2-nixos-system-nixos-24.05.1100.0fedcba/init loglevel=4");
+			    "BOOT_IMAGE=(1A2B-3C4D)//kernels/b3d5f7h9j1l3n5p7r9t1v3x5z7b9d1f3-linux-6.6.28-bzImage init=/nix/store/q2w4e6r8t0y2u4i6o8p0a2s4d6f8g0h2-nixos-system-nixos-24.05.1100.0fedcba/init loglevel=4");
 		CHECK_INITRDS(2, "/kernels/c4e6g8i0k2m4o6q8s0u2w4y6a8c0e2g4-initrd-linux-6.6.28-initrd");
 		CHECK_STR(def_title(), "NixOS - Default");
 		CHECK(!has_msg("not found on") && !has_msg("not known"));
@@ -647,6 +650,7 @@ int main(void)
 		CHECK_INT(L.timeout, 8);
 		CHECK_ENTRY(0, "openSUSE Leap 15.5", "gnulinux-simple-8e4b2c6a-0d1f-4a3b-9c5e-7f6a8b9c0d1e",
 			    SU, "/boot/vmlinuz-5.14.21-150500.55.39-default",
+			    "BOOT_IMAGE=/boot/vmlinuz-5.14.21-150500.55.39-default "
 			    "root=UUID=8e4b2c6a-0d1f-4a3b-9c5e-7f6a8b9c0d1e splash=silent "
 			    "resume=/dev/disk/by-uuid/4f7a1c3e-5b9d-4e2f-a6c8-0b1d3e5f7a9c "
 			    "mitigations=auto quiet security=apparmor");
@@ -670,9 +674,9 @@ int main(void)
 		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "inline.cfg", cfg, strlen(cfg), &L), 0);
 		dump();
 		CHECK_INT(L.n, 2);
-		CHECK_ENTRY(0, "New", "m-2.0", "1111-2222", "/boot/vmlinuz-2.0", "root=/dev/sda2");
+		CHECK_ENTRY(0, "New", "m-2.0", "1111-2222", "/boot/vmlinuz-2.0", "BOOT_IMAGE=(1111-2222)/boot/vmlinuz-2.0 root=/dev/sda2");
 		CHECK_INITRDS(0, "/boot/initrd-2.0");
-		CHECK_ENTRY(1, "Old", "m-1.0", "1111-2222", "/boot/vmlinuz-1.0", "root=/dev/sda2 quiet");
+		CHECK_ENTRY(1, "Old", "m-1.0", "1111-2222", "/boot/vmlinuz-1.0", "BOOT_IMAGE=(1111-2222)/boot/vmlinuz-1.0 root=/dev/sda2 quiet");
 		CHECK_INITRDS(1, "/boot/initrd-1.0");
 		CHECK_STR(def_title(), "Old");
 		CHECK(!has_msg("not found on") && !has_msg("not known"));
@@ -702,8 +706,9 @@ int main(void)
 		dump();
 		CHECK_INT(L.n, 2);
 		/* the loader escapes the backslash */
-		CHECK_STR(L.v[0].cmdline, "[a\\\\b\nc]");
-		CHECK(L.v[1].cmdline == NULL);
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a [a\\\\b\nc]");
+		/* a linux line without arguments: GRUB's BOOT_IMAGE= alone */
+		CHECK_STR(L.v[1].cmdline, "BOOT_IMAGE=/b");
 	}
 	TEST("grub quoting: a label with a double quote cannot add kernel arguments") {
 		/* the attacker's disk: labels that close the quote GRUB opens
@@ -740,10 +745,10 @@ int main(void)
 		 * the kernel takes it as one */
 		CHECK(find("B") >= 0);
 		if (find("B") >= 0) {
-			CHECK_STR(L.v[find("B")].cmdline, "root=LABEL=plain \"two words\" ro");
+			CHECK_STR(L.v[find("B")].cmdline, "BOOT_IMAGE=/k2 root=LABEL=plain \"two words\" ro");
 			na = kernel_args(L.v[find("B")].cmdline, args, 16);
-			CHECK_INT(na, 3);
-			CHECK_STR(args[1], "two words");
+			CHECK_INT(na, 4);
+			CHECK_STR(args[2], "two words");
 		}
 		fsset("envesc", lab2, 1);
 		lb_entries_free(&L);
@@ -779,7 +784,7 @@ int main(void)
 			CHECK_STR(L.v[i].fs, "3333-4444");
 		CHECK_STR(L.v[0].kernel, "/k");
 		CHECK_INITRDS(0, "/i");
-		CHECK_STR(L.v[6].cmdline, "u=3333-4444");
+		CHECK_STR(L.v[6].cmdline, "BOOT_IMAGE=/k7 u=3333-4444");
 		CHECK(has_msg("d.cfg:3: entry 'C': GRUB device 'hd9,gpt9' not known, assuming 3333-4444"));
 		CHECK(has_msg("d.cfg:1: entry 'A': kernel /k not found on 3333-4444"));
 		lb_entries_free(&L);
@@ -814,7 +819,7 @@ int main(void)
 		CHECK_INT(parse("function f { eval f; }\nf\nmenuentry A { linux /a }\n"), 0);
 		CHECK_INT(L.n, 1);
 		CHECK_INT(parse("set x=1\nx=2\n=3\nmenuentry A { linux /a $x }\n"), 0);
-		CHECK_STR(L.v[0].cmdline, "2");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a 2");
 		/* one command expanding to too many words */
 		CHECK_INT(parse("set w='a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a'\n"
 				"set w=\"$w $w $w $w $w $w $w $w\"\nset w=\"$w $w $w $w $w $w $w $w\"\n"
@@ -874,7 +879,7 @@ int main(void)
 		      "acpi_osi=\"Windows 2015\" a\\\\b \"\\x41\" \\xZZ \\x4 $v \"$v\" }\n");
 		dump();
 		CHECK_INT(L.n, 1);
-		CHECK_STR(L.v[0].cmdline, "inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 "
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/v inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 "
 			  "\"acpi_osi=Windows 2015\" a\\\\b \\x41 xZZ x4 a b \"a b\"");
 		/* GRUB would write 'q"uote' as q\"uote, which the kernel
 		 * reads as an open quote: lboot skips the entry (issue 23) */
@@ -895,12 +900,12 @@ int main(void)
 		CHECK_INT(L.timeout, 60);
 		CHECK_ENTRY(0, "Install CentOS 7", "Install CentOS 7", "CentOS 7 x86_64",
 			    "/images/pxeboot/vmlinuz",
-			    "inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 quiet");
+			    "BOOT_IMAGE=/images/pxeboot/vmlinuz inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 quiet");
 		CHECK_INITRDS(0, "/images/pxeboot/initrd.img");
 		CHECK_ENTRY(3, "Rescue a CentOS system",
 			    "Troubleshooting -->>>Rescue a CentOS system", "CentOS 7 x86_64",
 			    "/images/pxeboot/vmlinuz",
-			    "inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 rescue quiet");
+			    "BOOT_IMAGE=/images/pxeboot/vmlinuz inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 rescue quiet");
 		CHECK_STR(def_title(), "Test this media & install CentOS 7");
 		CHECK(!has_msg("not found on") && !has_msg("not known"));
 	}
@@ -917,7 +922,7 @@ int main(void)
 		lb_entries_free(&L);
 		CHECK_INT(lb_grub_parse_buf(&S, &S.v[0], "s.cfg", cfg, strlen(cfg), &L), 0);
 		CHECK_INT(L.n, 1);
-		CHECK_STR(L.v[0].cmdline, "file isdir");
+		CHECK_STR(L.v[0].cmdline, "BOOT_IMAGE=/a file isdir");
 	}
 	TEST("grub linux with a device and no path: the entry is reported and skipped") {
 		parse("menuentry A { linux (hd0,1) quiet; initrd /i }\n"
@@ -1022,9 +1027,9 @@ int main(void)
 		dump();
 		CHECK_INT(L.n, 2);
 		CHECK_ENTRY(0, "From lib", "From lib", "5555-6666", "/boot/vmlinuz-lib",
-			    "from=(hd1,gpt5)/boot/grub/sub/next.cfg");
+			    "BOOT_IMAGE=/boot/vmlinuz-lib from=(hd1,gpt5)/boot/grub/sub/next.cfg");
 		CHECK_ENTRY(1, "From next", "From next", "5555-6666", "/boot/vmlinuz-next",
-			    "dir=(hd1,gpt5)/boot/grub/sub n=xxxxxxxx");
+			    "BOOT_IMAGE=/boot/vmlinuz-next dir=(hd1,gpt5)/boot/grub/sub n=xxxxxxxx");
 		CHECK(has_msg("nesting too deep"));
 		CHECK_STR(def_title(), "From lib");
 	}
