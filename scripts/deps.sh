@@ -16,7 +16,7 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  swtpm swtpm-tools tpm2-tools openssl xxd
  oathtool zbar-tools
  ipxe-qemu pxelinux syslinux-common nbdkit nbdkit-plugin-dev
- xfsprogs btrfs-progs mdadm lvm2
+ xfsprogs btrfs-progs mdadm lvm2 mmdebstrap
  libcap2 libedit2 libgnutls30 libnettle8 libseccomp2"
 missing=""
 for p in $PKGS; do

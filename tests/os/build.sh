@@ -1,0 +1,126 @@
+#!/bin/bash
+# Real installed Debian 12 systems as test fixtures (issue 24).
+#   tests/os/build.sh LAYOUT      prints the path of the disk image
+# LAYOUT: grub-lvm   GPT: ESP (vfat) at /boot/efi, /boot on ext4, root on
+#                    LVM (VG lbdeb, LV root, ext4); GRUB from the image's own
+#                    grub-efi-amd64 (grub-install --removable, update-grub)
+# The system is made with mmdebstrap from Debian's archive (the machine's own
+# apt sources), with systemd, linux-image-amd64, initramfs-tools and what the
+# layout needs. It is then installed onto the disk by itself, as the Debian
+# installer does: a QEMU machine boots the new system's own kernel and
+# initramfs with the bootstrapped tree as its root and tests/os/install as
+# its init, which partitions the second disk, makes the LVM volumes and
+# filesystems (with the guest kernel's device-mapper: this machine's kernel
+# may have none), copies the system over and runs the OS's own tools in it
+# (update-initramfs, grub-install, update-grub).
+# A fixture unit (lboot-report.service) prints what the OS sees on the
+# serial console once the system is up ("OS-REPORT: ..." lines, then
+# "OS-REPORT: done") and powers off.
+# Cached outside the tree (LBOOT_CACHE, default /var/cache/lboot) by the hash
+# of the recipe (this script, the installer, the fixture's files): a second
+# call only prints the path. Boot the image with QEMU's snapshot=on: the
+# cached file is never written by a test.
+set -euo pipefail
+layout=${1:?usage: tests/os/build.sh grub-lvm}
+here=$(cd "$(dirname "$0")" && pwd)
+case $layout in
+grub-lvm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,lvm2,grub-efi-amd64 ;;
+*) echo "os: unknown layout '$layout' (grub-lvm)" >&2; exit 2 ;;
+esac
+cache=${LBOOT_CACHE:-/var/cache/lboot}
+mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=$HOME/.cache/lboot
+mkdir -p "$cache"
+exec 9>"$cache/.os-lock"
+flock 9
+build_version=1
+hash=$( (cat "$0" "$here/install" "$here/lboot-report" "$here/lboot-report.service"
+	echo "$layout $pkgs $build_version") | sha256sum | cut -c1-16)
+dir=$cache/os-$layout-$hash
+if [ -f "$dir/disk.img" ]; then
+	echo "$dir/disk.img"
+	exit 0
+fi
+[ "$(id -u)" = 0 ] || { echo "os: building $layout needs root (mmdebstrap, file ownership)" >&2; exit 1; }
+for t in mmdebstrap mkfs.ext4 qemu-system-x86_64; do
+	command -v $t >/dev/null || { echo "os: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+sources=/etc/apt/sources.list.d/debian.sources
+[ -f "$sources" ] || sources=/etc/apt/sources.list
+work=$cache/os-build-$$
+cleanup() {
+	for m in sys proc dev/pts dev; do
+		mountpoint -q "$work/root/$m" 2>/dev/null && umount "$work/root/$m"
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+rm -rf "$work"; mkdir -p "$work/root"
+start=$SECONDS
+
+# the bootstrap is a stage of its own, cached by its package list: a change
+# in how the disk is laid out or configured does not fetch the packages again
+roottar=$cache/os-root-$(echo "bookworm apt $pkgs" | sha256sum | cut -c1-16).tar
+if [ ! -f "$roottar" ]; then
+	echo "os: $layout: mmdebstrap bookworm (about 3 minutes)" >&2
+	mmdebstrap --quiet --format=tar --variant=apt --include="$pkgs" bookworm "$roottar.tmp" "$sources" >&2
+	mv "$roottar.tmp" "$roottar"
+fi
+tar -xpf "$roottar" -C "$work/root" --numeric-owner --exclude=./dev
+mkdir -p "$work/root/dev"
+r=$work/root
+# what the installed system keeps (the installer's own files are not copied)
+echo lboot-fixture >"$r/etc/hostname"
+echo 1b0c0ffee0000000000000000000f1a0 >"$r/etc/machine-id"
+install -m 755 "$here/lboot-report" "$r/usr/local/sbin/lboot-report"
+install -m 644 "$here/lboot-report.service" "$r/etc/systemd/system/lboot-report.service"
+mkdir -p "$r/etc/systemd/system/multi-user.target.wants"
+ln -sf /etc/systemd/system/lboot-report.service "$r/etc/systemd/system/multi-user.target.wants/"
+case $layout in
+grub-lvm)
+	cat >"$r/etc/fstab" <<EOT
+/dev/mapper/lbdeb-root  /          ext4  errors=remount-ro  0 1
+UUID=1b00b007-0000-4000-8000-00000000b007  /boot  ext4  defaults  0 2
+UUID=1B00-71A0  /boot/efi  vfat  umask=0077  0 1
+EOT
+	sed -i -e 's/^GRUB_TIMEOUT=.*/GRUB_TIMEOUT=1/' \
+		-e 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="console=ttyS0,115200"/' "$r/etc/default/grub"
+	;;
+esac
+# the initramfs as the installer's last step makes it, with the system's
+# fstab (root's fsck, LVM's tools: initramfs-tools' lvm2 hook); here, not in
+# the installing machine, where mkinitramfs's thousands of processes take
+# ten minutes under TCG
+echo "os: $layout: update-initramfs" >&2
+for m in dev dev/pts proc sys; do mkdir -p "$r/$m"; mount --bind "/$m" "$r/$m"; done
+chroot "$r" update-initramfs -u -k all >"$work/initramfs.log" 2>&1 ||
+	{ sed 's/^/os: | /' "$work/initramfs.log" >&2; exit 1; }
+for m in sys proc dev/pts dev; do umount "$r/$m"; done
+mkdir -p "$r/lboot-install"
+install -m 755 "$here/install" "$r/lboot-install/install"
+kernel=$(ls "$r"/boot/vmlinuz-* | sort -V | tail -n1)
+initrd=$r/boot/initrd.img-${kernel##*/vmlinuz-}
+[ -f "$kernel" ] && [ -f "$initrd" ] || { echo "os: no kernel and initrd in the bootstrapped system" >&2; exit 1; }
+cp "$kernel" "$work/vmlinuz"; cp "$initrd" "$work/initrd.img"
+echo "os: $layout: installer root filesystem" >&2
+mkfs.ext4 -q -F -L installer -d "$r" "$work/installer.img" 2G
+rm -rf "$r"
+truncate -s 3G "$work/disk.img"
+echo "os: $layout: installing in QEMU (the system's own kernel; a few minutes under TCG)" >&2
+timeout 1500 qemu-system-x86_64 -accel tcg -machine q35 -smp 2 -m 2048 -display none -no-reboot \
+	-kernel "$work/vmlinuz" -initrd "$work/initrd.img" \
+	-append "root=/dev/vda rw console=ttyS0,115200 panic=-1 init=/lboot-install/install lboot-install.layout=$layout" \
+	-drive file="$work/installer.img",format=raw,if=virtio \
+	-drive file="$work/disk.img",format=raw,if=virtio \
+	-serial file:"$work/install.log" -monitor none </dev/null || true
+if ! grep -q '^LBOOT-INSTALL: done' "$work/install.log"; then
+	echo "os: $layout: the installer did not finish; its last lines:" >&2
+	tr -d '\r' <"$work/install.log" | tail -n 30 | sed 's/^/os: | /' >&2
+	exit 1
+fi
+mkdir -p "$dir.tmp"
+mv "$work/disk.img" "$dir.tmp/disk.img"
+tr -d '\r' <"$work/install.log" >"$dir.tmp/install.log"
+rm -rf "$dir"; mv "$dir.tmp" "$dir"
+echo "os: $layout: built $dir/disk.img in $((SECONDS - start)) s" >&2
+echo "$dir/disk.img"
