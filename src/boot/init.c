@@ -615,7 +615,7 @@ static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
 		if (o->dry_run)
 			return 0;
 		if (o->pid1) /* EFI variables for the OS, boot counting */
-			lb_bootstate_handover(set, e, o->default_sel, o->start_ms, outf());
+			lb_bootstate_handover(set, l, e, o->default_sel, o->start_ms, outf());
 		time_save(); /* the clock's floor for the next boots */
 		if (o->pid1) /* the boot log, last: the kexec line is in it */
 			lb_bootlog_handover(outf());

@@ -515,26 +515,77 @@ struct setter {
 	FILE *log;
 };
 
-/* set name=value (UTF-8 string) unless it holds that already */
-static void set_str(struct setter *s, const char *name, const char *guid, const char *value)
+static void del(struct setter *s, const char *name);
+
+/* set name to the wn bytes of want unless it holds them already */
+static void set_raw(struct setter *s, const char *name, const char *guid, const uint8_t *want,
+		    size_t wn)
 {
-	uint8_t want[LB_EFIVAR_MAX], have[LB_EFIVAR_MAX];
-	size_t wn, hn;
+	uint8_t have[LB_EFIVAR_MAX];
+	size_t hn;
 	uint32_t attr;
 	int r;
 
-	if ((r = lb_utf8_to_ucs2(value, want, sizeof(want), &wn)))
-		goto fail;
 	if (!lb_efivar_get(name, guid, &attr, have, sizeof(have), &hn) && attr == ATTR &&
 	    hn == wn && !memcmp(have, want, wn))
 		return; /* spare the NVRAM a write */
-	if ((r = lb_efivar_set(name, guid, ATTR, want, wn)))
-		goto fail;
+	if ((r = lb_efivar_set(name, guid, ATTR, want, wn))) {
+		s->n_failed++;
+		fprintf(s->log, "lboot: EFI variable %s: setting: %s\n", name, strerror(-r));
+		return;
+	}
 	s->n_set++;
-	return;
-fail:
-	s->n_failed++;
-	fprintf(s->log, "lboot: EFI variable %s: setting: %s\n", name, strerror(-r));
+}
+
+/* set name=value (UTF-8 string) unless it holds that already */
+static void set_str(struct setter *s, const char *name, const char *guid, const char *value)
+{
+	uint8_t want[LB_EFIVAR_MAX];
+	size_t wn;
+	int r;
+
+	if ((r = lb_utf8_to_ucs2(value, want, sizeof(want), &wn))) {
+		s->n_failed++;
+		fprintf(s->log, "lboot: EFI variable %s: setting: %s\n", name, strerror(-r));
+		return;
+	}
+	set_raw(s, name, guid, want, wn);
+}
+
+int lb_bootstate_entries_var(const struct lb_entries *l, uint8_t *out, size_t outsz,
+			     size_t *outlen, size_t *left_out)
+{
+	char id[512];
+	size_t n = 0, k;
+
+	*left_out = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (lb_bootstate_entry_id(&l->v[i], id, sizeof(id)) ||
+		    lb_utf8_to_ucs2(id, out + n, outsz - n, &k)) {
+			(*left_out)++;
+			continue;
+		}
+		n += k;
+	}
+	*outlen = n;
+	return n ? 0 : -ENOENT;
+}
+
+/* LoaderEntries, as systemd-boot writes it: what `systemctl reboot
+ * --boot-loader-entry=`, `bootctl list` and logind check an id against */
+static void set_entries(struct setter *s, const struct lb_entries *l)
+{
+	uint8_t want[LB_EFIVAR_MAX];
+	size_t wn, left;
+
+	if (lb_bootstate_entries_var(l, want, sizeof(want), &wn, &left)) {
+		del(s, "LoaderEntries");
+		return;
+	}
+	if (left)
+		fprintf(s->log, "lboot: EFI variable LoaderEntries: %zu of %zu entry ids left out "
+			"(longer than the variable holds, or not UCS-2)\n", left, l->n);
+	set_raw(s, "LoaderEntries", LOADER, want, wn);
 }
 
 static void del(struct setter *s, const char *name)
@@ -581,8 +632,8 @@ static void handover_cmos(const struct lb_entry *e, const char *sel, FILE *log)
 		fprintf(log, "lboot: boot state: CMOS option lboot_last=0x%08x (SHA-256 of '%s')\n", h, id);
 }
 
-void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entry *e,
-			   const char *sel, long start_ms, FILE *log)
+void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entries *l,
+			   const struct lb_entry *e, const char *sel, long start_ms, FILE *log)
 {
 	struct setter s = { .log = log };
 	const struct lb_fs *fs = e->fs && set ? lb_fsset_by_ident(set, e->fs) : NULL;
@@ -610,6 +661,8 @@ void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entry *e,
 		del(&s, "LoaderBootCountPath"); /* not last boot's: bless-boot would rename it */
 
 	set_str(&s, "LoaderInfo", LOADER, "lboot " LB_VERSION);
+	if (l)
+		set_entries(&s, l);
 	if (!lb_bootstate_entry_id(e, id, sizeof(id)))
 		set_str(&s, "LoaderEntrySelected", LOADER, id);
 	else

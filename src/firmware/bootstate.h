@@ -43,8 +43,17 @@ int lb_bootstate_select(struct lb_entries *l, const char *sel, int use_efi,
  * start (CLOCK_MONOTONIC ms). Only when efivarfs is there; every failure
  * is one line and the boot goes on.
  */
-void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entry *e,
-			   const char *sel, long start_ms, FILE *log);
+void lb_bootstate_handover(const struct lb_fsset *set, const struct lb_entries *l,
+			   const struct lb_entry *e, const char *sel, long start_ms, FILE *log);
+
+/*
+ * The value of LoaderEntries for the entries l, as systemd-boot writes it:
+ * each entry's id (lb_bootstate_entry_id) as UCS-2LE with its NUL, in menu
+ * order, into out (*outlen bytes). Ids that do not fit in outsz, or are
+ * not UCS-2, are left out and counted in *left_out. -ENOENT: no id at all.
+ */
+int lb_bootstate_entries_var(const struct lb_entries *l, uint8_t *out, size_t outsz,
+			     size_t *outlen, size_t *left_out);
 
 /*
  * Under coreboot (no EFI variables), the same choices from coreboot's CMOS

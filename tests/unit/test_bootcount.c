@@ -288,7 +288,7 @@ int main(void)
 		CHECK_INT(lb_efivar_set_str("LoaderDevicePartUUID", LB_EFIVAR_GUID_LOADER, 7, "X"), 0);
 		memset(logbuf, 0, sizeof(logbuf));
 		log = fmemopen(logbuf, sizeof(logbuf) - 1, "w");
-		lb_bootstate_handover(NULL, &e, "saved", 1234, log);
+		lb_bootstate_handover(NULL, NULL, &e, "saved", 1234, log);
 		fclose(log);
 		CHECK_INT(lb_efivar_get_str("LoaderInfo", LB_EFIVAR_GUID_LOADER, s, sizeof(s)), 0);
 		CHECK_STR(s, "lboot " LB_VERSION_STR);
@@ -316,7 +316,7 @@ int main(void)
 		/* the same boot again: only the exec time changes */
 		memset(logbuf, 0, sizeof(logbuf));
 		log = fmemopen(logbuf, sizeof(logbuf) - 1, "w");
-		lb_bootstate_handover(NULL, &e, "saved", 1234, log);
+		lb_bootstate_handover(NULL, NULL, &e, "saved", 1234, log);
 		fclose(log);
 		CHECK(strstr(logbuf, "(1 EFI variable written)") != NULL);
 		if (t_failed_now)
@@ -326,6 +326,58 @@ int main(void)
 			char cmd[128];
 			snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
 			CHECK_INT(system(cmd), 0);
+		}
+	}
+	TEST("bootstate_loader_entries") {
+		/* LoaderEntries: every entry's id in menu order, UCS-2LE each
+		 * with its NUL (systemd-boot's layout; logind checks
+		 * `systemctl reboot --boot-loader-entry=ID` against it); what
+		 * does not fit is left out and counted */
+		struct lb_entry v[3] = { { 0 } };
+		struct lb_entries l = LB_ENTRIES_INIT;
+		static const uint8_t want[] = "a\0\0\0B\0 \0t\0\0\0g\0>\0x\0\0";
+		uint8_t out[LB_EFIVAR_MAX], got[64];
+		size_t n, left;
+
+		v[0].id = "a";
+		v[1].title = "B t";          /* no id: the title, as LoaderEntrySelected */
+		v[2].id = "g>x";             /* a GRUB submenu path */
+		l.v = v;
+		l.n = 3;
+		CHECK_INT(lb_bootstate_entries_var(&l, out, sizeof(out), &n, &left), 0);
+		CHECK_INT(n, sizeof(want)); /* the literal's own NUL ends "g>x" */
+		CHECK(n == sizeof(want) && !memcmp(out, want, n));
+		CHECK_INT(left, 0);
+		/* 10 bytes: "a" (4) fits, "B t" (8) and "g>x" (8) do not */
+		CHECK_INT(lb_bootstate_entries_var(&l, out, 10, &n, &left), 0);
+		CHECK_INT(n, 4);
+		CHECK_INT(left, 2);
+		/* no entry with an id at all */
+		l.n = 0;
+		CHECK_INT(lb_bootstate_entries_var(&l, out, sizeof(out), &n, &left), -ENOENT);
+		/* the hand-over writes it */
+		{
+			char d[] = "/tmp/lb-ents-XXXXXX", logbuf[2048];
+			FILE *log;
+
+			if (!mkdtemp(d)) {
+				CHECK(!"mkdtemp");
+				continue;
+			}
+			lb_efivars_set_dir(d);
+			l.n = 3;
+			log = fmemopen(logbuf, sizeof(logbuf) - 1, "w");
+			lb_bootstate_handover(NULL, &l, &v[2], NULL, 1, log);
+			fclose(log);
+			CHECK_INT(lb_efivar_get("LoaderEntries", LB_EFIVAR_GUID_LOADER, NULL, got,
+						sizeof(got), &n), 0);
+			CHECK(n == sizeof(want) && !memcmp(got, want, n));
+			lb_efivars_set_dir(NULL);
+			{
+				char cmd[128];
+				snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+				CHECK_INT(system(cmd), 0);
+			}
 		}
 	}
 	TEST("bootcount_bad_sorted_last") {

@@ -323,7 +323,7 @@ int main(void)
 		 * boot's saved default finds b by it */
 		CHECK_INT(lb_cmos_commit(&c, why, sizeof(why)), 0);
 		CHECK_INT(lb_bootstate_select(&l, "saved", 1, 0, log), 0);
-		lb_bootstate_handover(NULL, &l.v[1], "saved", 1, log);
+		lb_bootstate_handover(NULL, &l, &l.v[1], "saved", 1, log);
 		/* printf b.conf | sha256sum: 8b329cbb... */
 		CHECK_INT((int)(lb_cmos_get(c.img, la) == lb_bootstate_id_hash("b.conf")), 1);
 		CHECK_INT((int)(lb_bootstate_id_hash("b.conf") == 0x8b329cbbu), 1);
