@@ -873,6 +873,34 @@ int main(void)
 
 	/* fidelity cases found by u-root's and petitboot's test data; real
 	 * GRUB 2 (as RHEL builds it) is the reference */
+	TEST("grub BOOT_IMAGE= is the kernel's path as written, quoted like any argument") {
+		/* the disk names the kernel's path: a path holding a space
+		 * stays one kernel argument (BOOT_IMAGE's value), it cannot add
+		 * init=; a path holding a double quote is refused, as any
+		 * argument is; ($root) and variables as GRUB expands them */
+		char args[16][256];
+		int na;
+
+		parse("menuentry A { linux \"/k init=/bin/sh\" ro }\n"
+		      "menuentry B { linux '/q\"x' ro }\n"
+		      "menuentry C { set v=/boot; linux $v/vmlinuz }\n");
+		dump();
+		CHECK(find("A") >= 0);
+		if (find("A") >= 0) {
+			CHECK_STR(L.v[find("A")].cmdline, "BOOT_IMAGE=\"/k init=/bin/sh\" ro");
+			na = kernel_args(L.v[find("A")].cmdline, args, 16);
+			CHECK_INT(na, 2);
+			/* one argument; the kernel's next_arg strips the quotes
+			 * from the value of BOOT_IMAGE */
+			CHECK_STR(args[0], "BOOT_IMAGE=\"/k init=/bin/sh\"");
+			CHECK_STR(args[1], "ro");
+		}
+		CHECK(find("B") < 0);
+		CHECK(has_msg("entry 'B' skipped: a kernel argument holds a double quote"));
+		CHECK(find("C") >= 0);
+		if (find("C") >= 0)
+			CHECK_STR(L.v[find("C")].cmdline, "BOOT_IMAGE=/boot/vmlinuz");
+	}
 	TEST("grub \\xNN in words is kept as written, arguments with spaces are quoted") {
 		parse("set v='a b'\n"
 		      "menuentry A { linux /v inst.stage2=hd:LABEL=CentOS\\x207\\x20x86_64 "
