@@ -11,11 +11,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: coreboot/build.sh OUT_ROM}
 case $out in /*) ;; *) out=$PWD/$out ;; esac
-cache=${LBOOT_CACHE:-/var/cache/lboot}
-mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=$HOME/.cache/lboot
-mkdir -p "$cache"
-exec 9>"$cache/.lock-coreboot"
-flock 9
+. "$here/../scripts/cache.sh"
+lboot_cache coreboot
 build_version=2
 apt=$cache/coreboot-apt
 # the system's Debian archive as a deb-src list (deb822 or one-line sources)

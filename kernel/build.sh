@@ -11,12 +11,8 @@ out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 src=/usr/src/linux-source-6.1.tar.xz
 [ -f "$src" ] || { echo "kernel: $src missing (apt-get install linux-source-6.1)" >&2; exit 1; }
-cache=${LBOOT_CACHE:-/var/cache/lboot}
-mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=$HOME/.cache/lboot
-mkdir -p "$cache"
-# one build at a time (parallel `make` runs share the cache)
-exec 9>"$cache/.lock"
-flock 9
+. "$here/../scripts/cache.sh"
+lboot_cache kernel
 # bump when a change here changes the bzImage built from the same config
 build_version=1
 # the options only: a comment or blank line changes no bzImage, so no rebuild

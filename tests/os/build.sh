@@ -27,11 +27,8 @@ case $layout in
 grub-lvm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,lvm2,grub-efi-amd64 ;;
 *) echo "os: unknown layout '$layout' (grub-lvm)" >&2; exit 2 ;;
 esac
-cache=${LBOOT_CACHE:-/var/cache/lboot}
-mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=$HOME/.cache/lboot
-mkdir -p "$cache"
-exec 9>"$cache/.os-lock"
-flock 9
+. "$here/../../scripts/cache.sh"
+lboot_cache os
 build_version=1
 hash=$( (cat "$0" "$here/install" "$here/lboot-report" "$here/lboot-report.service"
 	echo "$layout $pkgs $build_version") | sha256sum | cut -c1-16)
