@@ -8,7 +8,8 @@
 # more) failure when it exits non-zero without a "not ok" line, or when it
 # prints none of those lines at all (even with exit 0).
 # Ends with "N passed, N failed, N skipped"; exits 0 only with no failure
-# and at least one pass. LBOOT_CHECK_ONLY=regex limits what runs.
+# and at least one pass. LBOOT_CHECK_ONLY=regex limits what runs;
+# LBOOT_CHECK_JOBS=N runs the QEMU scenarios in N lanes (below).
 # Every program runs under a bound (LBOOT_CHECK_BOUND seconds, default: 600
 # for unit and fuzz, 900 for host, 1800 for e2e): a test that hangs (a server
 # child nobody connects to, a QEMU that never prints its marker past its own
@@ -23,23 +24,33 @@ mkdir -p "$logdir"
 passed=0 failed=0 skipped=0
 failures=() skips=()
 
-run() { # name cmd...
+# exec_one NAME CMD...: run one test program under its bound; its output in
+# $logdir/NAME.log, its exit code and seconds in NAME.rc and NAME.secs
+exec_one() {
 	local name=$1; shift
-	if [ -n "$LBOOT_CHECK_ONLY" ] && ! [[ $name =~ $LBOOT_CHECK_ONLY ]]; then return; fi
 	local log=$logdir/${name//\//_}.log
 	local t0=$SECONDS bound=${LBOOT_CHECK_BOUND:-}
 	[ -n "$bound" ] || case $name in
 		e2e/*) bound=1800 ;; host/*) bound=900 ;; *) bound=600 ;;
 	esac
 	timeout -k 10 "$bound" "$@" >"$log" 2>&1 </dev/null
-	local rc=$?
-	local p f s
+	echo $? >"$log.rc"
+	echo $((SECONDS - t0)) >"$log.secs"
+	echo "$bound" >"$log.bound"
+}
+
+# tally NAME: count and report a program exec_one ran
+tally() {
+	local name=$1
+	local log=$logdir/${name//\//_}.log
+	local rc secs bound p f s
+	rc=$(cat "$log.rc") secs=$(cat "$log.secs") bound=$(cat "$log.bound")
 	p=$(grep -c '^ok ' "$log")
 	f=$(grep -c '^not ok ' "$log")
 	s=$(grep -c '^skip ' "$log")
-	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		f=$((f + 1)); echo "not ok $name (still running after the bound of $bound s: killed)" >>"$log"
-	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1; echo "not ok $name (exit $rc without a 'not ok' line)" >>"$log"
 	elif [ $((p + f + s)) -eq 0 ]; then
 		f=1; echo "not ok $name (exit $rc, printed no ok/not ok/skip line)" >>"$log"
@@ -47,19 +58,26 @@ run() { # name cmd...
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	if [ "$f" -gt 0 ]; then
 		failures+=("$name")
-		echo "FAIL $name ($p passed, $f failed, $s skipped, $((SECONDS - t0)) s): log $log"
+		echo "FAIL $name ($p passed, $f failed, $s skipped, $secs s): log $log"
 		grep -E '^(not ok|#)' "$log" | head -20 | sed 's/^/    /'
 		tail -5 "$log" | sed 's/^/    | /'
 	elif [ "$p" -eq 0 ]; then
-		echo "SKIP $name ($s skipped, $((SECONDS - t0)) s)"
+		echo "SKIP $name ($s skipped, $secs s)"
 	else
 		local sk=; [ "$s" -gt 0 ] && sk=", $s skipped"
-		echo "PASS $name ($p passed$sk, $((SECONDS - t0)) s)"
+		echo "PASS $name ($p passed$sk, $secs s)"
 	fi
 	if [ "$s" -gt 0 ]; then
 		skips+=("$name")
 		grep '^skip ' "$log" | sed 's/^/    /'
 	fi
+}
+
+selected() { [ -z "$LBOOT_CHECK_ONLY" ] || [[ $1 =~ $LBOOT_CHECK_ONLY ]]; }
+run() { # name cmd...
+	selected "$1" || return 0
+	exec_one "$@"
+	tally "$1"
 }
 
 for t in build/tests/test_*; do
@@ -74,11 +92,44 @@ for t in tests/host/*.sh; do
 	case $t in *lib.sh) continue ;; esac
 	[ -f "$t" ] && run "host/$(basename "$t" .sh)" bash "$t"
 done
+# The QEMU scenarios, in LBOOT_CHECK_JOBS lanes side by side (default 2
+# when the machine has two cores or more, else 1): each scenario is one QEMU
+# with one vCPU (TCG: one busy host thread), its own directory under
+# build/e2e, its own network namespace, ports the kernel picks; the shared
+# caches the scenarios would otherwise fill on first use are filled first,
+# here. Each lane takes the next scenario from one queue; the results are
+# counted and reported in the scenarios' order once all have ended.
+e2e_prepare() {
+	make -s build/dxe/lbootdxe.efi build/pei/lbootpei.efi >/dev/null &&
+	bash -c '. tests/e2e/lib.sh; . tests/e2e/storage-lib.sh; E2E_NAME=prepare; target_os && stg_builder_initrd'
+}
+e2e_lane() { # QUEUE
+	local q=$1 name
+	while :; do
+		name=$( { flock 8; n=$(head -n1 "$q"); [ -n "$n" ] && sed -i 1d "$q"; echo "$n"; } 8>"$q.lock")
+		[ -n "$name" ] || return 0
+		exec_one "$name" bash "tests/$name.sh"
+		echo "  $name ended ($(cat "$logdir/${name//\//_}.log.secs") s)"
+	done
+}
 if [ -z "$LBOOT_SKIP_E2E" ]; then
+	e2e=()
 	for t in tests/e2e/*.sh; do
 		case $t in *lib.sh) continue ;; esac # sourced helpers, not scenarios
-		[ -f "$t" ] && run "e2e/$(basename "$t" .sh)" bash "$t"
+		[ -f "$t" ] && selected "e2e/$(basename "$t" .sh)" && e2e+=("e2e/$(basename "$t" .sh)")
 	done
+	jobs=${LBOOT_CHECK_JOBS:-$(( $(nproc) >= 2 ? 2 : 1 ))}
+	if [ "${#e2e[@]}" -gt 1 ] && [ "$jobs" -gt 1 ]; then
+		echo "e2e: ${#e2e[@]} scenarios in $jobs lanes"
+		e2e_prepare >"$logdir/e2e-prepare.log" 2>&1 ||
+			{ echo "e2e: preparing the shared caches failed:"; sed 's/^/    | /' "$logdir/e2e-prepare.log"; }
+		printf '%s\n' "${e2e[@]}" >"$logdir/e2e.queue"
+		for _ in $(seq "$jobs"); do e2e_lane "$logdir/e2e.queue" & done
+		wait
+		for n in "${e2e[@]}"; do tally "$n"; done
+	else
+		for n in "${e2e[@]}"; do exec_one "$n" bash "tests/$n.sh"; tally "$n"; done
+	fi
 fi
 [ ${#skips[@]} -gt 0 ] && echo "with skips: ${skips[*]}"
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
