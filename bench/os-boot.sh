@@ -19,7 +19,7 @@ RUNS=${1:-2}
 e2e_init bench-os-boot
 layout=${BENCH_LAYOUT:-grub-lvm}
 CASES=${BENCH_CASES:-stock rom cb}
-img=$("$E2E_ROOT/tests/os/build.sh" "$layout") || { echo "bench: no fixture $layout"; exit 1; }
+img=$("$E2E_ROOT/tests/os/build.sh" "$layout") && [ -f "$img" ] || { echo "bench: no fixture $layout"; exit 1; }
 rom_build "$T/lboot.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
 	--cmdline "console=ttyS0,115200 panic=-1 lboot.timeout=0"
 declare -A sum

@@ -17,8 +17,8 @@
 . "$(dirname "$0")/rom-lib.sh"
 e2e_init os-grub-lvm
 [ "$(id -u)" = 0 ] || { skip "fixture" "building the installed system needs root"; exit 0; }
-img=$("$E2E_ROOT/tests/os/build.sh" grub-lvm 2>"$T/build.log") ||
-	{ sed 's/^/# /' "$T/build.log" | tail -30; not_ok "fixture: Debian 12 with GRUB, root on LVM"; exit 1; }
+img=$("$E2E_ROOT/tests/os/build.sh" grub-lvm 2>"$T/build.log") && [ -f "$img" ] ||
+	{ sed 's/^/# /' "$T/build.log" | tail -30; not_ok "fixture: Debian 12 with GRUB, root on LVM ('$img')"; exit 1; }
 ok "fixture: Debian 12 with GRUB, root on LVM ($img)"
 
 # the control disk the fixture's report unit reads (label LBCTL)

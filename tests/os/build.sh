@@ -21,6 +21,9 @@
 # call only prints the path. Boot the image with QEMU's snapshot=on: the
 # cached file is never written by a test.
 set -euo pipefail
+# stdout is the image's path alone: everything else (mkfs, mmdebstrap, the
+# tools' chatter) goes to stderr
+exec 3>&1 1>&2
 layout=${1:?usage: tests/os/build.sh grub-lvm}
 here=$(cd "$(dirname "$0")" && pwd)
 case $layout in
@@ -34,7 +37,7 @@ hash=$( (cat "$0" "$here/install" "$here/lboot-report" "$here/lboot-report.servi
 	echo "$layout $pkgs $build_version") | sha256sum | cut -c1-16)
 dir=$cache/os-$layout-$hash
 if [ -f "$dir/disk.img" ]; then
-	echo "$dir/disk.img"
+	echo "$dir/disk.img" >&3
 	exit 0
 fi
 [ "$(id -u)" = 0 ] || { echo "os: building $layout needs root (mmdebstrap, file ownership)" >&2; exit 1; }
@@ -120,4 +123,4 @@ mv "$work/disk.img" "$dir.tmp/disk.img"
 tr -d '\r' <"$work/install.log" >"$dir.tmp/install.log"
 rm -rf "$dir"; mv "$dir.tmp" "$dir"
 echo "os: $layout: built $dir/disk.img in $((SECONDS - start)) s" >&2
-echo "$dir/disk.img"
+echo "$dir/disk.img" >&3
