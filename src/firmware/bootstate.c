@@ -571,8 +571,8 @@ int lb_bootstate_entries_var(const struct lb_entries *l, uint8_t *out, size_t ou
 	return n ? 0 : -ENOENT;
 }
 
-/* LoaderEntries, as systemd-boot writes it: what `systemctl reboot
- * --boot-loader-entry=`, `bootctl list` and logind check an id against */
+/* LoaderEntries, as systemd-boot writes it (`bootctl list` reads it; ids
+ * come from the disk's configs, like LoaderEntrySelected's) */
 static void set_entries(struct setter *s, const struct lb_entries *l)
 {
 	uint8_t want[LB_EFIVAR_MAX];
