@@ -11,6 +11,7 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "         [--revoke-pe SHA256]... [--revoke-x509 CERT]...\n"
 "         [--sbat COMPONENT,GENERATION]...\n"
 "         [--order SPEC] [--option lboot.KEY=VALUE]...\n"
+"         [--update-key KEY.pub]... [--firmware-version N] [--update-floor-nv INDEX]\n"
 "Write a reproducible initramfs (newc cpio, compressed) to OUT, atomically.\n"
 "Always: /dev /proc /sys /run /tmp /mnt /etc /bin /sbin, /dev/console (c 5 1),\n"
 "/dev/null (c 1 3).\n"
@@ -56,6 +57,13 @@ LB_APPLET(mkinitramfs, LB_HOST,
 "  --tpm require       boot nothing that could not be measured into a TPM\n"
 "  --ca FILE           HTTPS trust anchors for network boot (PEM bundle or\n"
 "                      DER; repeatable), as /etc/lboot/tls/NN-NAME\n"
+"Firmware updates (docs/firmware-update.md):\n"
+"  --update-key KEY.pub  a minisign key that signs update images, as\n"
+"                      /etc/lboot/update/KEYID.pub (repeatable; never trusted\n"
+"                      for boot entries, as --trust keys never sign updates)\n"
+"  --firmware-version N  this build's version: updates below it are refused\n"
+"  --update-floor-nv INDEX\n"
+"                      and updates below the TPM NV counter INDEX's value\n"
 "Boot options built in (/etc/lboot/cmdline, read before the kernel command\n"
 "line, which overrides them):\n"
 "  --order SPEC        the boot order, as lboot.order=SPEC (README's options)\n"
@@ -102,6 +110,9 @@ struct vopts {
 	int allow_edit, allow_shell, require_manifest;
 	const char *floor;
 	const char *floor_nv;    /* NV counter index */
+	const char *upd_key[MAX_POLICY_FILES];
+	size_t n_upd_key;
+	const char *fw_version, *upd_floor_nv;
 	const char *tpm;
 	const char *opt[MAX_POLICY_FILES]; /* built-in lboot.* options */
 	size_t n_opt;
@@ -271,7 +282,7 @@ static int revoke_lines(struct vopts *v, char *text, size_t size, int *n)
 static int policy_stage(struct vopts *v, uint32_t mtime)
 {
 	static const char *const dirs[] = { "etc", "etc/lboot", "etc/lboot/trust",
-		"etc/lboot/revoked", "etc/lboot/trust-x509", "etc/lboot/tls" };
+		"etc/lboot/revoked", "etc/lboot/trust-x509", "etc/lboot/tls", "etc/lboot/update" };
 	enum lb_verify_mode mode = v->n_trust || v->n_x509 ? LB_VERIFY_ENFORCE : LB_VERIFY_OFF;
 	char text[512 + 3 * MAX_POLICY_FILES * 80], t[21];
 	const char *tmp = getenv("TMPDIR");
@@ -327,6 +338,30 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "manifest-floor-nv 0x%08llx\n", fnv);
 	if (v->require_manifest)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "require-manifest yes\n");
+	if (v->fw_version) {
+		unsigned long long fv;
+
+		errno = 0;
+		fv = strtoull(v->fw_version, &end, 10);
+		if (errno || *end || !*v->fw_version || *v->fw_version == '-') {
+			lb_err("--firmware-version %s: not a number", v->fw_version);
+			v->usage = 1;
+			return -EINVAL;
+		}
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "firmware-version %llu\n", fv);
+	}
+	if (v->upd_floor_nv) {
+		unsigned long long x;
+
+		errno = 0;
+		x = strtoull(v->upd_floor_nv, &end, 0);
+		if (errno || *end || (x >> 24) != 0x01) {
+			lb_err("--update-floor-nv %s: want an NV index 0x01xxxxxx", v->upd_floor_nv);
+			v->usage = 1;
+			return -EINVAL;
+		}
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "update-floor-nv 0x%08llx\n", x);
+	}
 	if ((r = revoke_lines(v, text, sizeof(text), &n)))
 		return r;
 	if ((r = put(v, "etc/lboot/policy", text, (size_t)n)))
@@ -350,7 +385,8 @@ static int policy_stage(struct vopts *v, uint32_t mtime)
 			return r;
 	}
 	if ((r = put_keys(v, "trust", v->trust, v->n_trust)) ||
-	    (r = put_keys(v, "revoked", v->revoke, v->n_revoke)))
+	    (r = put_keys(v, "revoked", v->revoke, v->n_revoke)) ||
+	    (r = put_keys(v, "update", v->upd_key, v->n_upd_key)))
 		return r;
 	for (size_t i = 0; i < v->n_x509; i++) {
 		uint8_t *der;
@@ -467,6 +503,9 @@ int mkinitramfs_main(int argc, char **argv)
 		{ "revoke-pe", required_argument, NULL, 'D' },
 		{ "revoke-x509", required_argument, NULL, 'W' },
 		{ "sbat", required_argument, NULL, 'B' },
+		{ "update-key", required_argument, NULL, 'U' },
+		{ "firmware-version", required_argument, NULL, 'Y' },
+		{ "update-floor-nv", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -538,6 +577,21 @@ int mkinitramfs_main(int argc, char **argv)
 		case 'M':
 			vo.set = 1;
 			vo.require_manifest = 1;
+			break;
+		case 'U':
+			vo.set = 1;
+			if (add_path(vo.upd_key, &vo.n_upd_key, optarg)) {
+				lb_err("at most %d --update-key", MAX_POLICY_FILES);
+				goto usage;
+			}
+			break;
+		case 'Y':
+			vo.set = 1;
+			vo.fw_version = optarg;
+			break;
+		case 'Z':
+			vo.set = 1;
+			vo.upd_floor_nv = optarg;
 			break;
 		case 'B':
 			vo.set = 1;

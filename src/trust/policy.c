@@ -57,9 +57,42 @@ static void invalid(struct lb_policy *p, const char *fmt, const char *a, const c
 	p->mode = LB_VERIFY_ENFORCE;
 }
 
-int lb_policy_floor_nv(struct lb_policy *p, struct lb_tpm2 *t)
+int lb_policy_nv_counter(struct lb_tpm2 *t, uint32_t index, uint64_t *v, char *why, size_t whysz)
 {
 	struct lb_tpm2_nvpub pub;
+	int rc;
+
+	if (!t)
+		return lb_whyf(why, whysz, -ENODEV, "no usable TPM to read the floor from");
+	rc = lb_tpm2_nv_read_public(t, index, &pub);
+	if (!rc && ((pub.attrs >> 4) & 0xf) != 1)
+		rc = -EMEDIUMTYPE;
+	else if (!rc && !(pub.attrs & LB_TPM2_NV_WRITTEN))
+		rc = -ENODATA;
+	if (!rc)
+		rc = lb_tpm2_nv_read_counter(t, (pub.attrs & LB_TPM2_NV_AUTHREAD) ?
+					     index : LB_TPM2_RH_OWNER, NULL, index, v);
+	if (rc) {
+		char rcs[96];
+
+		if (rc == -EMEDIUMTYPE)
+			lb_whyf(why, whysz, rc, "not an NV counter");
+		else if (rc == -ENODATA)
+			lb_whyf(why, whysz, rc, "the counter was never incremented");
+		else if (rc > 0 && (rc & 0x80) && (rc & 0x3f) == 0x0b)
+			lb_whyf(why, whysz, rc, "no such NV index in the TPM");
+		else if (rc > 0)
+			lb_whyf(why, whysz, rc, "TPM: %s", lb_tpm2_rc_str((uint32_t)rc, rcs, sizeof(rcs)));
+		else if (rc == -EBADMSG)
+			lb_whyf(why, whysz, rc, "malformed response from the TPM");
+		else
+			lb_whyf(why, whysz, rc, "%s", strerror(-rc));
+	}
+	return rc;
+}
+
+int lb_policy_floor_nv(struct lb_policy *p, struct lb_tpm2 *t)
+{
 	char idx[16], why[128];
 	uint64_t v;
 	int rc;
@@ -67,34 +100,7 @@ int lb_policy_floor_nv(struct lb_policy *p, struct lb_tpm2 *t)
 	if (!p->manifest_floor_nv)
 		return 0;
 	snprintf(idx, sizeof(idx), "0x%08x", p->manifest_floor_nv);
-	if (!t) {
-		invalid(p, "manifest-floor-nv %s: %s", idx, "no usable TPM to read the floor from");
-		return -ENODEV;
-	}
-	rc = lb_tpm2_nv_read_public(t, p->manifest_floor_nv, &pub);
-	if (!rc && ((pub.attrs >> 4) & 0xf) != 1)
-		rc = -EMEDIUMTYPE;
-	else if (!rc && !(pub.attrs & LB_TPM2_NV_WRITTEN))
-		rc = -ENODATA;
-	if (!rc)
-		rc = lb_tpm2_nv_read_counter(t, (pub.attrs & LB_TPM2_NV_AUTHREAD) ?
-					     p->manifest_floor_nv : LB_TPM2_RH_OWNER, NULL,
-					     p->manifest_floor_nv, &v);
-	if (rc) {
-		char rcs[96];
-
-		if (rc == -EMEDIUMTYPE)
-			snprintf(why, sizeof(why), "not an NV counter");
-		else if (rc == -ENODATA)
-			snprintf(why, sizeof(why), "the counter was never incremented");
-		else if (rc > 0 && (rc & 0x80) && (rc & 0x3f) == 0x0b)
-			snprintf(why, sizeof(why), "no such NV index in the TPM");
-		else if (rc > 0)
-			snprintf(why, sizeof(why), "TPM: %s", lb_tpm2_rc_str((uint32_t)rc, rcs, sizeof(rcs)));
-		else if (rc == -EBADMSG)
-			snprintf(why, sizeof(why), "malformed response from the TPM");
-		else
-			snprintf(why, sizeof(why), "%s", strerror(-rc));
+	if ((rc = lb_policy_nv_counter(t, p->manifest_floor_nv, &v, why, sizeof(why)))) {
 		invalid(p, "manifest-floor-nv %s: %s", idx, why);
 		return rc;
 	}
@@ -197,6 +203,19 @@ static void parse_policy(struct lb_policy *p, char *text, const char *path)
 				invalid(p, "%s: manifest-floor-nv '%s': want an NV index 0x01xxxxxx", path, v);
 			else
 				p->manifest_floor_nv = (uint32_t)x;
+		} else if (!strcmp(line, "firmware-version")) {
+			errno = 0;
+			p->fw_version = strtoull(v, &end, 10);
+			if (errno || *end || !*v || *v == '-')
+				invalid(p, "%s: firmware-version '%s': not a number", path, v);
+		} else if (!strcmp(line, "update-floor-nv")) {
+			unsigned long long x;
+			errno = 0;
+			x = strtoull(v, &end, 16);
+			if (errno || *end || strncmp(v, "0x", 2) || (x >> 24) != 0x01)
+				invalid(p, "%s: update-floor-nv '%s': want an NV index 0x01xxxxxx", path, v);
+			else
+				p->update_floor_nv = (uint32_t)x;
 		} else if (!strcmp(line, "revoke-pe")) {
 			add_revoked_digest(p, path, line, v, p->revoke_pe, &p->n_revoke_pe);
 		} else if (!strcmp(line, "revoke-x509")) {
@@ -269,6 +288,11 @@ static int add_revoked(struct lb_policy *p, const char *path, const uint8_t *buf
 	return add_key(p->revoked, &p->n_revoked, p, path, buf, len);
 }
 
+static int add_update_key(struct lb_policy *p, const char *path, const uint8_t *buf, size_t len)
+{
+	return add_key(p->update_keys, &p->n_update_keys, p, path, buf, len);
+}
+
 static int add_ca(struct lb_policy *p, const char *path, const uint8_t *buf, size_t len)
 {
 	uint8_t *der;
@@ -315,9 +339,12 @@ void lb_policy_load(const char *root, struct lb_policy *p)
 	load_dir(p, path, ".pub", add_revoked);
 	snprintf(path, sizeof(path), "%s/etc/lboot/trust-x509", root);
 	load_dir(p, path, ".der", add_ca);
+	snprintf(path, sizeof(path), "%s/etc/lboot/update", root);
+	load_dir(p, path, ".pub", add_update_key);
 	if (p->err[0]) {
 		/* fail closed: no key counts when any part is wrong */
 		p->n_trusted = 0;
+		p->n_update_keys = 0;
 		for (size_t i = 0; i < p->n_cas; i++)
 			free((void *)p->cas[i].der);
 		p->n_cas = 0;

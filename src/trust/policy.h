@@ -6,12 +6,17 @@
  *   /etc/lboot/trust/NAME.pub    minisign / signify public keys
  *   /etc/lboot/revoked/NAME.pub  keys refused even when trusted
  *   /etc/lboot/trust-x509/NAME.der CAs for PE (Authenticode) signatures
+ *   /etc/lboot/update/NAME.pub   keys that sign firmware updates (never boot
+ *                                entries; trust/ keys never sign updates)
  *
  * policy lines: `verify off|warn|enforce`, `allow-edit yes|no`,
  * `allow-shell yes|no`, `require-manifest yes|no` (disk entries boot only
  * through a signed manifest: no per-file fallback), `manifest-floor N`, `manifest-floor-nv 0x01xxxxxx`
  * (the floor is also that TPM NV counter's value, read at boot: see
  * lb_policy_floor_nv), `time-floor YYYY-MM-DDTHH:MM:SSZ`, `tpm require|auto`,
+ * `firmware-version N` (this firmware build's version: an update must not
+ * go below it), `update-floor-nv 0x01xxxxxx` (and not below that TPM NV
+ * counter's value: lb_policy_update_floor_nv; docs/firmware-update.md),
  * `revoke-pe SHA256HEX` (a PE image's Authenticode digest) and
  * `revoke-x509 SHA256HEX` (a certificate's DER), each as often as needed,
  * `sbat COMPONENT GENERATION` (a PE image whose .sbat names COMPONENT with
@@ -52,6 +57,10 @@ struct lb_policy {
 	size_t n_trusted;
 	struct lb_pubkey revoked[LB_POLICY_MAX_KEYS];
 	size_t n_revoked;
+	struct lb_pubkey update_keys[LB_POLICY_MAX_KEYS]; /* sign firmware updates */
+	size_t n_update_keys;
+	uint64_t fw_version;        /* `firmware-version N`: this build's version */
+	uint32_t update_floor_nv;   /* NV counter index (0x01xxxxxx), 0: none */
 	struct lb_x509_ca cas[LB_POLICY_MAX_CAS]; /* der malloc'd */
 	size_t n_cas;
 	uint8_t revoke_pe[LB_POLICY_MAX_REVOKE][32];   /* dbx's role for PE images */
@@ -86,6 +95,11 @@ int lb_policy_raise(struct lb_policy *p, const char *value);
  * negative errno or the TPM_RC. No-op (0) without the policy line.
  */
 int lb_policy_floor_nv(struct lb_policy *p, struct lb_tpm2 *t);
+
+/* The value of the written TPM_NT_COUNTER NV index through t (NULL: no
+ * TPM): 0, or negative errno / TPM_RC with why set (manifest-floor-nv and
+ * update-floor-nv share it). */
+int lb_policy_nv_counter(struct lb_tpm2 *t, uint32_t index, uint64_t *v, char *why, size_t whysz);
 
 /* max(clock, time floor) */
 int64_t lb_policy_now(const struct lb_policy *p);
