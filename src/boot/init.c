@@ -42,6 +42,7 @@
 #include "coreboot.h"
 #include "tcglog.h"
 #include "log.h"
+#include "fwupdate.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -126,6 +127,8 @@ static const struct str_opt {
 	STR_OPT("lboot.measure=", measure),
 	STR_OPT("lboot.totp=", totp),
 	STR_OPT("lboot.verify=", verify),
+	STR_OPT("lboot.update=", update),
+	STR_OPT("lboot.flash=", flash),
 };
 
 /* lboot.boot=net: network boot by itself, always, before the disks. */
@@ -581,6 +584,7 @@ static int check_entry(void *arg, const struct lb_entry *e, struct lb_stage *st,
 }
 
 static void time_save(void);
+static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *set);
 
 /* Load and jump; returns only on failure (or after a dry run: 0). */
 static int try_entry(const struct lb_boot_opts *o, const struct lb_fsset *set,
@@ -934,6 +938,10 @@ static void policy_setup(const struct lb_boot_opts *o)
 		    vb.pol.n_cas == 1 ? "" : "s",
 		    vb.pol.allow_edit ? ", edits allowed" : "",
 		    vb.pol.allow_shell ? ", shell allowed" : "");
+	if (vb.pol.fw_version || vb.pol.n_update_keys)
+		say(LB_LOG_NOTICE "lboot: firmware version %llu, %zu update key%s\n",
+		    (unsigned long long)vb.pol.fw_version, vb.pol.n_update_keys,
+		    vb.pol.n_update_keys == 1 ? "" : "s");
 	vb.v.pol = &vb.pol;
 	vb.v.log = outf();
 	lb_scan_set_check(vb.pol.mode != LB_VERIFY_OFF ? lb_verify_config : NULL, &vb.v);
@@ -1063,6 +1071,7 @@ static void scan_round(const struct lb_boot_opts *o, int first, struct lb_fsset 
 	if (o->debug)
 		for (size_t i = 0; i < set->n; i++)
 			say(LB_LOG_DEBUG "lboot: order %zu: %s\n", i, set->v[i].name ? set->v[i].name : "?");
+	update_round(o, set);
 	if (net_first && strcmp(o->net, "off"))
 		net_scan(o, l, first);
 	if (o->debug) {
@@ -1083,6 +1092,88 @@ static void scan_round(const struct lb_boot_opts *o, int first, struct lb_fsset 
 	lb_bootstate_select(l, o->default_sel, o->pid1, o->dry_run, outf());
 	if (!l->n)
 		say(LB_LOG_WARN "lboot: no bootable entries found on %zu devices\n", ndev);
+}
+
+/*
+ * lboot.update=fs:/PATH: a firmware update image PATH (and PATH.minisig) on
+ * the first filesystem, in boot order, that holds it, e.g. where the OS
+ * put it on the ESP. Written only when newer than the running firmware and
+ * after every check (fwupdate.h); then the machine restarts into it. Once
+ * per boot; a refused file is said in one line and the next filesystem is
+ * tried (a hostile disk earlier in the order cannot block a real update).
+ */
+static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *set)
+{
+	static int done;
+	const char *path = o->update + 3;
+
+	if (done || !o->update[0])
+		return;
+	done = 1;
+	if (strncmp(o->update, "fs:/", 4) || strstr(o->update, "/../")) {
+		say(LB_LOG_WARN "lboot: lboot.update=%s: want fs:/PATH\n", o->update);
+		return;
+	}
+	for (size_t i = 0; i < set->n; i++) {
+		const struct lb_fs *fs = &set->v[i];
+		struct lb_fwupdate_opts uo = {
+			.root = o->policy_root ? o->policy_root : "/",
+			.want = o->flash[0] ? o->flash : NULL,
+			.apply = !o->dry_run, .only_newer = 1,
+		};
+		struct lb_fwupdate_result res;
+		char sp[300], why[768];
+		uint8_t *buf = NULL, *sig = NULL;
+		size_t len = 0, siglen = 0;
+		int fd = lb_fs_open(fs, path), r;
+
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0) {
+			say(LB_LOG_ERR "lboot: update %s:%s: %s\n", fs->name, path, strerror(-fd));
+			continue;
+		}
+		r = lb_read_fd(fd, LB_UPDATE_MAX, &buf, &len);
+		close(fd);
+		snprintf(sp, sizeof(sp), "%s.minisig", path);
+		if (!r && (fd = lb_fs_open(fs, sp)) >= 0) {
+			if (lb_read_fd(fd, LB_SIG_MAX_FILE, &sig, &siglen))
+				sig = NULL;
+			close(fd);
+		}
+		if (r) {
+			say(LB_LOG_ERR "lboot: update %s:%s: %s\n", fs->name, path,
+			    r == -EFBIG ? "larger than any update image" : strerror(-r));
+			continue;
+		}
+		say("lboot: update %s:%s: checking (%zu bytes)\n", fs->name, path, len);
+		r = lb_fwupdate(buf, len, sig, siglen, &uo, &res, why, sizeof(why));
+		free(buf);
+		free(sig);
+		if (r == 1) {
+			say("lboot: update %s:%s: %s\n", fs->name, path, why);
+			return;
+		}
+		if (r < 0) {
+			say(LB_LOG_ERR "lboot: update %s:%s: refused: %s\n", fs->name, path, why);
+			if (res.st.differ)
+				say(LB_LOG_ERR "lboot: update: the flash %s is partly written (%llu blocks): the running firmware goes on; apply the update again before powering off\n",
+				    res.flash, (unsigned long long)res.st.differ);
+			continue;
+		}
+		if (o->dry_run) {
+			say("lboot: update %s:%s: version %llu may be written to %s (dry run)\n",
+			    fs->name, path, (unsigned long long)res.h.version, res.flash);
+			return;
+		}
+		say("lboot: update %s:%s: version %llu (%s) written to %s: %llu of %llu erase blocks, each read back; restarting into it\n",
+		    fs->name, path, (unsigned long long)res.h.version, res.h.label, res.flash,
+		    (unsigned long long)res.st.differ, (unsigned long long)res.st.blocks);
+		sync();
+		if (o->pid1)
+			lb_reboot(LB_LINUX_REBOOT_CMD_RESTART);
+		return;
+	}
 }
 
 /* The menu's reboot and power-off items (returns only when they failed

@@ -180,6 +180,8 @@ EOC
 # direct boot, as the Linux payload of coreboot (coreboot/with-payload.sh:
 # lboot cbfs add-payload), booted as the BIOS: a scenario run under coreboot
 # (tests/e2e/coreboot-*.sh run others this way; names get "@coreboot").
+# With E2E_FLASH=FILE, FILE is the whole flash (pflash unit 0, writable,
+# written in place: the updatable ROM of docs/firmware-update.md).
 # With E2E_REBOOT=1, a reboot in the guest reboots the machine (QEMU goes on).
 # With E2E_BOOT_N=1, no kernel: SeaBIOS boots from the network (-boot n).
 # Serial goes to $T/serial.log; `send` writes to it. With E2E_SERIAL_TS=1,
@@ -188,7 +190,10 @@ qemu_start() {
 	local -a base
 	rm -f "$T/serial.in" "$T/serial.out" "$T/serial.log"
 	mkfifo "$T/serial.in" "$T/serial.out"
-	if [ -n "${E2E_FIRMWARE:-}" ]; then
+	if [ -n "${E2E_FLASH:-}" ]; then
+		# the updatable ROM: one writable 16 MiB flash, used in place
+		base=(-machine q35,max-fw-size=16M -drive "if=pflash,format=raw,unit=0,file=$E2E_FLASH")
+	elif [ -n "${E2E_FIRMWARE:-}" ]; then
 		base=(-machine q35,max-fw-size=16M -drive "if=pflash,format=raw,unit=0,readonly=on,file=$E2E_FIRMWARE")
 		if [ -n "${E2E_VARS:-}" ]; then
 			cp "$E2E_VARS" "$T/vars.fd"
