@@ -24,6 +24,9 @@
  * UEFI HTTP boot (0x0013), as AAVMF sends them */
 #define LB_DHCP_ARCH_PXE  11
 #define LB_DHCP_ARCH_HTTP 19
+/* option 60, the vendor class identifier with that architecture */
+#define LB_DHCP_VC_PXE  "PXEClient:Arch:00011:UNDI:003016"
+#define LB_DHCP_VC_HTTP "HTTPClient:Arch:00019:UNDI:003001"
 
 /* when libc names them, they must agree */
 #if defined(SYS_kexec_file_load) && SYS_kexec_file_load != LB_SYS_KEXEC_FILE_LOAD

@@ -25,6 +25,9 @@
  * IANA "Processor Architecture Types"): x64 UEFI, x64 UEFI HTTP boot */
 #define LB_DHCP_ARCH_PXE  7
 #define LB_DHCP_ARCH_HTTP 16
+/* option 60, the vendor class identifier with that architecture */
+#define LB_DHCP_VC_PXE  "PXEClient:Arch:00007:UNDI:003016"
+#define LB_DHCP_VC_HTTP "HTTPClient:Arch:00016:UNDI:003001"
 
 /* when libc names them, they must agree */
 #if defined(SYS_kexec_file_load) && SYS_kexec_file_load != LB_SYS_KEXEC_FILE_LOAD
