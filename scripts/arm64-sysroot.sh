@@ -75,6 +75,8 @@ cat > "$out.tmp" <<EOF
 # written by scripts/arm64-sysroot.sh: musl-gcc for aarch64 (Debian's arm64 musl)
 exec "\${REALGCC:-aarch64-linux-gnu-gcc}" "\$@" -specs "$dir/musl-gcc.specs"
 EOF
-chmod +x "$out.tmp"; mv "$out.tmp" "$out"
+chmod +x "$out.tmp"
+# unchanged: left alone (its time is what make compares)
+if cmp -s "$out.tmp" "$out"; then rm -f "$out.tmp"; else mv "$out.tmp" "$out"; fi
 ln -sfn "$dir/root" "$(dirname "$out")/sysroot"
 echo "$dir"
