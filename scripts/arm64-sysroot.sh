@@ -45,8 +45,7 @@ if [ ! -f "$dir/musl-gcc.specs" ]; then
 	mkdir -p "$work/root"
 	for d in "$work"/debs/*.deb; do
 		dpkg-deb -x "$d" "$work/root"
-		dpkg-deb -f "$d" Package Architecture Version | tr '\n' ' '
-		echo
+		dpkg-deb -W --showformat='${Package} ${Architecture} ${Version}\n' "$d"
 	done > "$work/packages.txt"
 	r=$work/root/usr
 	for f in include/aarch64-linux-musl/stdio.h lib/aarch64-linux-musl/libc.a \
