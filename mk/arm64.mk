@@ -16,7 +16,7 @@ ARM64_CRYPTO_LIBS := $(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu/libsodium.a \
 arm64: build/arm64/lboot-target
 
 $(ARM64_CC): scripts/arm64-sysroot.sh scripts/cache.sh
-	scripts/arm64-sysroot.sh $@ >/dev/null
+	scripts/arm64-sysroot.sh $@ >/dev/null && touch $@
 # the crypto headers from the arm64 packages, as build/target/inc for x86
 build/arm64/inc/.stamp: $(ARM64_CC)
 	@mkdir -p $(@D)
