@@ -8,11 +8,19 @@ CC        ?= gcc
 MUSLCC    ?= musl-gcc
 # src/ by domain (docs/HACKING.md has the map); headers are included by name.
 CORE_DIRS := lib config net storage trust tpm kexec console firmware boot
-CFLAGS_COMMON := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+# Per-architecture code: src/arch/ARCH/arch.h (numbers and names) on the
+# include path of that architecture's builds only, and NAME_ARCH.c files in
+# the domain folders, linked only into that architecture's builds
+# (core_src). The host, the target and the tests are x86_64; mk/arm64.mk
+# builds the arm64 target from the same sources (docs/arm64.md).
+LB_ARCHES := x86_64 arm64
+CFLAGS_BASE := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 	-Wshadow -Wvla -Isrc $(addprefix -Isrc/,$(CORE_DIRS) host) -Ibuild
+CFLAGS_COMMON := $(CFLAGS_BASE) -Isrc/arch/x86_64
 HOST_CFLAGS   := $(CFLAGS_COMMON) -O2 -g
-TARGET_CFLAGS := $(CFLAGS_COMMON) -Os -static -ffunction-sections -fdata-sections \
+TARGET_OPTS   := -Os -static -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -DLB_TARGET_BUILD
+TARGET_CFLAGS := $(CFLAGS_COMMON) $(TARGET_OPTS)
 ASAN_CFLAGS   := $(CFLAGS_COMMON) -O1 -g -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLB_TEST_BUILD
 HOST_LIBS := -llzma -lz
@@ -30,7 +38,11 @@ HOST_LIBS += $(CRYPTO_LIBS)
 # libc (+ src/trust's crypto libraries) only and is built for the host, the
 # static musl target and the ASan tests alike; inside each, protocol and
 # parser files do no I/O policy and no logging, the orchestration files do.
-CORE_SRC   := $(filter-out src/trust/fortify_shim.c,$(sort $(foreach d,$(CORE_DIRS),$(wildcard src/$(d)/*.c))))
+CORE_ALL   := $(filter-out src/trust/fortify_shim.c,$(sort $(foreach d,$(CORE_DIRS),$(wildcard src/$(d)/*.c))))
+# $(call core_src,ARCH): the domain folders' sources for ARCH (no other
+# architecture's NAME_ARCH.c)
+core_src    = $(filter-out $(foreach a,$(filter-out $(1),$(LB_ARCHES)),%_$(a).c),$(CORE_ALL))
+CORE_SRC   := $(call core_src,x86_64)
 # Host-only modules (may use liblzma, zlib): UEFI images, CBFS, compression, mkrom.
 LIBH_SRC   := $(sort $(wildcard src/uefi/*.c) $(wildcard src/host/*.c) $(wildcard src/cbfs/*.c))
 CMD_SRC    := $(sort $(wildcard src/cmd/*.c))

@@ -1,5 +1,5 @@
 #!/bin/bash
-# kexec_file_load vs the kexec fast path (kexec_load, src/kexec/kexecload.c),
+# kexec_file_load vs the kexec fast path (kexec_load, src/kexec/kexecload_x86_64.c),
 # side by side, on the LinuxBoot ROM under QEMU TCG: bench/rom-boot.sh's ROM
 # boot (BLS entry on an ESP, Debian's kernel + the test initrd, `quiet`),
 # one run with lboot.kexec=file, one with lboot.kexec=load, alternating, so

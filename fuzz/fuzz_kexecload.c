@@ -1,4 +1,4 @@
-/* Fuzz the kexec fast path's parsers (src/kexec/kexecload.c): the first byte
+/* Fuzz the kexec fast path's parsers (src/kexec/kexecload_x86_64.c): the first byte
  * picks the input: 0 a bzImage (its setup header laid out into boot_params
  * and segments, with and without EFI state, with a small and a large RAM),
  * 1 /proc/iomem text. Inputs are capped at 1 MiB. */

@@ -8,7 +8,7 @@ DXE_CFLAGS  := -std=gnu11 -Os -Wall -Wextra -Wshadow -Wvla -Werror=implicit-func
 	-ffreestanding -fno-stack-protector -fpic -fvisibility=hidden -fno-builtin \
 	-mno-red-zone -fshort-wchar -maccumulate-outgoing-args -mno-mmx -mno-sse \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-ident -nostdinc \
-	-fno-jump-tables
+	-fno-jump-tables -Isrc/dxe/x86_64
 DXE_LDFLAGS := -m i386pep --subsystem 11 --image-base 0 -e efi_main \
 	--no-insert-timestamp --dynamicbase -nostdlib -s \
 	--file-alignment 0x200 --section-alignment 0x1000 -T src/dxe/lbootdxe.lds
@@ -18,7 +18,7 @@ DXE_OBJ     := $(patsubst src/dxe/%.c,build/dxe/%.o,$(DXE_SRC))
 .PHONY: dxe
 dxe: build/dxe/lbootdxe.efi
 
-build/dxe/%.o: src/dxe/%.c $(wildcard src/dxe/*.h) mk/dxe.mk
+build/dxe/%.o: src/dxe/%.c $(wildcard src/dxe/*.h src/dxe/x86_64/*.h) mk/dxe.mk
 	@mkdir -p $(@D)
 	$(DXE_CC) $(DXE_CFLAGS) -c $< -o $@
 

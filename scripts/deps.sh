@@ -17,7 +17,9 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  oathtool zbar-tools
  ipxe-qemu pxelinux syslinux-common nbdkit nbdkit-plugin-dev
  xfsprogs btrfs-progs mdadm lvm2 mmdebstrap
- libcap2 libedit2 libgnutls30 libnettle8 libseccomp2"
+ libcap2 libedit2 libgnutls30 libnettle8 libseccomp2
+ gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-arm qemu-efi-aarch64
+ qemu-user-static"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -44,4 +46,11 @@ if ! command -v chronyd >/dev/null 2>&1 && [ ! -x "$cache/chrony/usr/sbin/chrony
   mv "$cache/chrony.tmp/root" "$cache/chrony"
   rm -rf "$cache/chrony.tmp"
 fi
+# arm64 (docs/arm64.md): Debian's arm64 musl and crypto archives for the
+# static aarch64 target, fetched through a private apt state and unpacked
+# into the cache (never installed, no dpkg architecture added); make does
+# the same on demand, this fills the cache while the network is at hand.
+here=$(cd "$(dirname "$0")" && pwd)
+LBOOT_CACHE=$cache sh "$here/arm64-sysroot.sh" "$here/../build/arm64/musl-gcc" >/dev/null ||
+  echo "deps: the arm64 sysroot could not be fetched: only the arm64 builds and tests will fail" >&2
 exit 0

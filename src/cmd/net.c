@@ -1,5 +1,6 @@
 /* lboot net: bring links up, run DHCPv4, print the lease; list links. */
 #include "lboot.h"
+#include "arch.h"
 
 LB_APPLET(net, LB_HOST|LB_TARGET,
 "usage: lboot net up [OPTIONS]\n"
@@ -7,7 +8,7 @@ LB_APPLET(net, LB_HOST|LB_TARGET,
 "       lboot net ntp [--timeout S] SERVER...\n"
 "up: bring every Ethernet link up (not loopback, bond/bridge ports, ifb or\n"
 "dummy links), wait for carrier, run DHCPv4 on all links with carrier at\n"
-"once (PXE client identifiers: option 60 PXEClient:Arch:00007:UNDI:003016,\n"
+"once (PXE client identifiers: option 60 " LB_DHCP_VC_PXE ",\n"
 "93, 94, 97 from the DMI UUID), apply the first lease (address/prefix, MTU\n"
 "from option 26, default route) and print it; a proxyDHCP server's boot\n"
 "file is taken (asked on UDP 4011 when its offer names none). One line per\n"

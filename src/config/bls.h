@@ -10,11 +10,12 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "arch.h"
 #include "entry.h"
 #include "fs.h"
 
-/* The architecture we boot (BLS `architecture` values: ia32 x64 aa64 ...). */
-#define LB_BLS_ARCH "x64"
+/* The architecture we boot is LB_BLS_ARCH (arch.h; BLS `architecture`
+ * values: ia32 x64 aa64 ...). */
 
 /*
  * Parse the bytes of one type 1 entry file. `fname` is its file name (with

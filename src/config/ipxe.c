@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "io.h"
 #include "ipxe.h"
 
@@ -603,7 +604,7 @@ static int fetch_raw(struct st *s, const char *block, const char *name,
 		if (!strcmp(name, "platform"))
 			fixed = s->h->platform ? s->h->platform : "efi";
 		else if (!strcmp(name, "buildarch"))
-			fixed = s->h->buildarch ? s->h->buildarch : "x86_64";
+			fixed = s->h->buildarch ? s->h->buildarch : LB_IPXE_BUILDARCH;
 		if (fixed) {
 			size_t n = strlen(fixed);
 			if (n > size)
@@ -1883,7 +1884,7 @@ static int c_cpuid(struct st *s, int c, char **v)
 {
 	const char *ext, *ecx;
 	struct opt o[] = { { "ext", 'e', 0, &ext }, { "ecx", 'c', 0, &ecx } };
-	const char *arch = s->h->buildarch ? s->h->buildarch : "x86_64";
+	const char *arch = s->h->buildarch ? s->h->buildarch : LB_IPXE_BUILDARCH;
 	int i;
 
 	if ((i = parse_opts(s, c, v, o, 2)) < 0)

@@ -131,7 +131,7 @@ struct lb_ipxe_host {
 	/* "sleep N" (ms). NULL: no wait. */
 	void (*sleep)(void *ctx, unsigned long ms);
 	const char *platform;  /* ${platform}: NULL = "efi" */
-	const char *buildarch; /* ${buildarch}: NULL = "x86_64" */
+	const char *buildarch; /* ${buildarch}: NULL = LB_IPXE_BUILDARCH (arch.h) */
 };
 
 /* or'd into a setting callback's type: the machine's own value */

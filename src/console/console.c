@@ -172,9 +172,12 @@ static int open_console(const char *name)
 	unsigned ma, mi;
 	int fd;
 
-	snprintf(path, sizeof(path), "/dev/%s", name);
+	/* a name too long for the buffers is refused, never opened cut short */
+	if ((size_t)snprintf(path, sizeof(path), "/dev/%s", name) >= sizeof(path))
+		return -ENAMETOOLONG;
 	if (access(path, F_OK) != 0) {
-		snprintf(sys, sizeof(sys), "/sys/class/tty/%s/dev", name);
+		if ((size_t)snprintf(sys, sizeof(sys), "/sys/class/tty/%s/dev", name) >= sizeof(sys))
+			return -ENAMETOOLONG;
 		fd = open(sys, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return -errno;

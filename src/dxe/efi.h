@@ -7,6 +7,8 @@
 #ifndef LBOOT_DXE_EFI_H
 #define LBOOT_DXE_EFI_H
 
+#include "cpu.h" /* EFIAPI and the rest per architecture: x86_64/, arm64/ */
+
 typedef unsigned char      UINT8;
 typedef unsigned short     UINT16;
 typedef unsigned int       UINT32;
@@ -23,7 +25,6 @@ typedef VOID              *EFI_EVENT;
 typedef UINTN              EFI_TPL;
 typedef UINT64             EFI_PHYSICAL_ADDRESS;
 
-#define EFIAPI __attribute__((ms_abi))
 #define TRUE  ((BOOLEAN)1)
 #define FALSE ((BOOLEAN)0)
 #ifndef NULL
@@ -31,7 +32,7 @@ typedef UINT64             EFI_PHYSICAL_ADDRESS;
 #endif
 
 _Static_assert(sizeof(CHAR16) == 2, "CHAR16 must be 2 bytes");
-_Static_assert(sizeof(UINTN) == sizeof(void *), "x86_64 only");
+_Static_assert(sizeof(UINTN) == sizeof(void *), "64-bit only (X64, AArch64)");
 
 typedef struct {
 	UINT32 Data1;

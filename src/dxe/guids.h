@@ -11,7 +11,9 @@
  *                      UTF-8/ASCII, no NUL needed, at most 4095 bytes)
  *   LBOOT_GUID_CONSOLE lbootdxe's console (FREEFORM: RAW section, 2 bytes:
  *                      the 16550's I/O port, little-endian; 0: no output).
- *                      No file: COM1 (0x3F8). `mkrom --dxe-console`
+ *                      No file: COM1 (0x3F8). `mkrom --dxe-console`.
+ *                      On arm64 8 bytes: the PL011's MMIO base
+ *                      (src/dxe/arm64/cpu.h; no file: 0x09000000)
  */
 #ifndef LBOOT_DXE_GUIDS_H
 #define LBOOT_DXE_GUIDS_H
@@ -37,11 +39,9 @@
 #define LBOOT_GUID_CONSOLE_INIT \
 	{ 0x7C0A4E51, 0x3D2B, 0x4F6A, { 0x9E, 0x8C, 0x51, 0xB0, 0xD4, 0xA2, 0xC6, 0xE3 } }
 
-/* lbootdxe's UART when the ROM has no console file */
-#define LBOOT_DEFAULT_CONSOLE 0x3F8
-
-/* The command line used when the ROM has no cmdline file. */
-#define LBOOT_DEFAULT_CMDLINE "console=ttyS0,115200 panic=10"
+/* lbootdxe's UART when the ROM has no console file, and the command line
+ * when it has no cmdline file: per architecture, src/dxe/ARCH/cpu.h
+ * (LB_DXE_CONSOLE_DEFAULT, LB_DXE_DEFAULT_CMDLINE) */
 
 #define LBOOT_CMDLINE_MAX 4095
 

@@ -8,20 +8,21 @@
  * next to it (GUIDs: guids.h; the ROM is built by `lboot mkrom`).
  *
  * Every step is reported on the serial console as "lbootdxe: ..." lines,
- * written straight to a 16550 UART (COM1, I/O port 0x3F8, unless the ROM's
- * console file names another port or none: mkrom --dxe-console): with the
+ * written straight to the UART (x86-64: a 16550 at COM1, I/O port 0x3F8;
+ * arm64: a PL011 at 0x09000000; unless the ROM's console file names another
+ * or none: mkrom --dxe-console; src/dxe/ARCH/cpu.h): with the
  * pruned driver set no terminal driver connects ConOut to the serial port,
  * so the UART is the one channel that always reaches it. A fatal error
  * prints "lbootdxe: FATAL: <what>: <EFI status>" and resets the machine 10 s
  * later, halting only when ResetSystem fails (never a silent
  * hang, never a return into the DXE core).
  *
- * Freestanding C: efi.h holds our own UEFI/PI definitions.
+ * Freestanding C: efi.h holds our own UEFI/PI definitions, ARCH/cpu.h the
+ * per-architecture rest (calling convention, console, copy, halt).
  */
 #include "efi.h"
 #include "flash.h"
 #include "guids.h"
-#include "uart.h"
 
 /* ---- GUIDs of the UEFI / PI interfaces we use --------------------------- */
 static const EFI_GUID bds_arch_guid = EFI_GUID_INIT(0x665E3FF6, 0x46CC, 0x11D4,
@@ -66,14 +67,12 @@ void *memcpy(void *dst, const void *src, UINTN n);
 void *memset(void *dst, int c, UINTN n);
 void *memcpy(void *dst, const void *src, UINTN n)
 {
-	void *d = dst;
-	__asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(n) : : "memory");
+	lb_dxe_copy(dst, src, n);
 	return dst;
 }
 void *memset(void *dst, int c, UINTN n)
 {
-	void *d = dst;
-	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+	lb_dxe_fill(dst, c, n);
 	return dst;
 }
 
@@ -86,18 +85,20 @@ static int guid_eq(const EFI_GUID *a, const EFI_GUID *b)
 	return 1;
 }
 
-/* ---- serial console: a 16550, COM1 unless the ROM says (mkrom
+/* ---- serial console: ARCH/cpu.h's default unless the ROM says (mkrom
  * --dxe-console: the console file, LBOOT_GUID_CONSOLE) ---------------------- */
-static UINT16 com = LBOOT_DEFAULT_CONSOLE; /* 0: no output */
+#define LB_DXE_STR_(x) #x
+#define LB_DXE_STR(x) LB_DXE_STR_(x)
+static UINT64 com = LB_DXE_CONSOLE_DEFAULT; /* 0: no output */
 
 static void uart_init(void)
 {
-	lb_uart_init(com);
+	lb_dxe_console_init(com);
 }
 
 static void put(const char *s)
 {
-	lb_uart_puts(com, s);
+	lb_dxe_console_puts(com, s);
 }
 
 static void put_hex(UINT64 v, int digits)
@@ -207,8 +208,7 @@ __attribute__((noreturn)) static void fatal(const char *what, EFI_STATUS s)
 		st->RuntimeServices->ResetSystem(EfiResetCold, s, 0, NULL);
 	}
 	put("lbootdxe: reset failed: halted\n");
-	for (;;)
-		__asm__ volatile("cli; hlt");
+	lb_dxe_halt();
 }
 
 /* ---- BDS steps ------------------------------------------------------------- */
@@ -384,7 +384,7 @@ static EFI_STATUS install_initrd(VOID *buf, UINTN size)
 }
 
 /* ---- command line -------------------------------------------------------- */
-static const char default_cmdline[] = LBOOT_DEFAULT_CMDLINE;
+static const char default_cmdline[] = LB_DXE_DEFAULT_CMDLINE;
 
 /* Decode one UTF-8 sequence at s[0..n) to a UCS-2 code unit; returns its
  * length (>= 1). Invalid, overlong, surrogate and non-BMP sequences give
@@ -571,7 +571,8 @@ static VOID EFIAPI bds_entry(EFI_BDS_ARCH_PROTOCOL *this)
 static EFI_BDS_ARCH_PROTOCOL bds = { bds_entry };
 
 /* The console port the ROM names (mkrom --dxe-console), read from our
- * DXE volume before the first line. 1 when the file is malformed (COM1). */
+ * DXE volume before the first line. 1 when the file is malformed (the
+ * default console then). */
 static int console_from_rom(void)
 {
 	VOID *b = NULL;
@@ -579,10 +580,12 @@ static int console_from_rom(void)
 	int bad = 0;
 
 	if (EFI_ERROR(fv_read(&console_file_guid, EFI_SECTION_RAW, &b, &n)))
-		return 0; /* none stored: COM1 */
-	if (b && n == 2)
-		com = (UINT16)(((const UINT8 *)b)[0] | ((const UINT8 *)b)[1] << 8);
-	else
+		return 0; /* none stored: the default */
+	if (b && n == LB_DXE_CONSOLE_FILE_BYTES) {
+		com = 0;
+		for (UINTN i = n; i-- > 0;)
+			com = com << 8 | ((const UINT8 *)b)[i];
+	} else
 		bad = 1;
 	if (b)
 		bs->FreePool(b);
@@ -601,8 +604,14 @@ EFI_STATUS EFIAPI efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	self = image;
 	bad = console_from_rom();
 	uart_init();
+	/* bds.Entry is an absolute pointer in .data: the loader must have
+	 * added our load address to it (the PE's .reloc: on arm64 made by
+	 * `lboot pereloc`); bds_entry here is computed PC-relative */
+	if (*(VOID *volatile *)&bds.Entry != (VOID *)bds_entry)
+		fatal("base relocations not applied (bds.Entry)", EFI_LOAD_ERROR);
 	if (bad)
-		step("warning: the console file is not 2 bytes: using COM1 (0x3F8)");
+		step("warning: the console file is not " LB_DXE_STR(LB_DXE_CONSOLE_FILE_BYTES)
+		     " bytes: using " LB_DXE_CONSOLE_DEFAULT_NAME);
 	s = bs->InstallProtocolInterface(&h, &bds_arch_guid, EFI_NATIVE_INTERFACE, &bds);
 	step_status("driver loaded, BDS architectural protocol installed", s);
 	return s;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "bootcount.h"
 #include "bootstate.h"
 #include "cmos.h"
@@ -27,7 +28,6 @@
 
 #define LOADER LB_EFIVAR_GUID_LOADER
 
-#define LB_SYS_renameat2 316 /* x86_64 */
 #define LB_RENAME_NOREPLACE 1u
 
 /* systemd's EFI_LOADER_FEATURE_* (src/fundamental/efivars-fundamental.h) */
@@ -313,7 +313,7 @@ int lb_bootstate_count(const char *dir, const char *path, const char *suffix,
 		return -errno;
 	/* never over an existing file (RENAME_NOREPLACE; checked by hand where
 	 * the filesystem or kernel lacks it) */
-	if (syscall(LB_SYS_renameat2, dfd, base, dfd, next, LB_RENAME_NOREPLACE) < 0) {
+	if (syscall(LB_SYS_RENAMEAT2, dfd, base, dfd, next, LB_RENAME_NOREPLACE) < 0) {
 		r = -errno;
 		if (r == -EINVAL || r == -ENOSYS) {
 			r = 0;

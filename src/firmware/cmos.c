@@ -260,20 +260,6 @@ void lb_cmos_cks_set(const struct lb_cmos_layout *lay, uint8_t *img)
 
 /* --- the CMOS itself ---------------------------------------------------- */
 
-/* one byte at index i through /dev/port: the index port, then the data
- * port (bytes 128-255: 0x72/0x73), as coreboot's cmos_read/cmos_write */
-static int port_xfer(int fd, unsigned i, uint8_t *v, int wr)
-{
-	uint8_t idx = (uint8_t)(i & 0x7f);
-	off_t base = i < 128 ? 0x70 : 0x72;
-
-	if (pwrite(fd, &idx, 1, base) != 1)
-		return errno ? -errno : -EIO;
-	if ((wr ? pwrite(fd, v, 1, base + 1) : pread(fd, v, 1, base + 1)) != 1)
-		return errno ? -errno : -EIO;
-	return 0;
-}
-
 static unsigned size_of(const struct lb_cmos_layout *lay)
 {
 	unsigned top = lay->has_cks ? lay->cks_loc + 2 : 0;
@@ -308,11 +294,11 @@ int lb_cmos_load(struct lb_cmos *c, char *why, size_t whysz)
 		c->file_len = len;
 		free(b);
 	} else {
-		if ((fd = open("/dev/port", O_RDWR | O_CLOEXEC)) < 0)
-			return lb_whyf(why, whysz, -errno, "/dev/port: %s", strerror(errno));
+		if ((fd = lb_cmos_port_open()) < 0)
+			return lb_whyf(why, whysz, fd, "%s: %s", lb_cmos_port_name, strerror(-fd));
 		for (unsigned i = LB_CMOS_RTC_BYTES; i < c->size && !rc; i++)
-			if ((rc = port_xfer(fd, i, &c->img[i], 0)))
-				lb_whyf(why, whysz, rc, "/dev/port: reading CMOS byte %u: %s", i,
+			if ((rc = lb_cmos_port_xfer(fd, i, &c->img[i], 0)))
+				lb_whyf(why, whysz, rc, "%s: reading CMOS byte %u: %s", lb_cmos_port_name, i,
 					strerror(-rc));
 		close(fd);
 	}
@@ -333,8 +319,8 @@ int lb_cmos_commit(struct lb_cmos *c, char *why, size_t whysz)
 		memcpy(c->was, c->img, sizeof(c->was));
 		return 0;
 	}
-	if ((fd = open("/dev/port", O_RDWR | O_CLOEXEC)) < 0)
-		return lb_whyf(why, whysz, -errno, "/dev/port: %s", strerror(errno));
+	if ((fd = lb_cmos_port_open()) < 0)
+		return lb_whyf(why, whysz, fd, "%s: %s", lb_cmos_port_name, strerror(-fd));
 	/* the options first, the checksum last: a write cut in between leaves
 	 * a bad checksum, and coreboot then puts its defaults back */
 	for (int pass = 0; pass < 2 && !rc; pass++)
@@ -343,19 +329,19 @@ int lb_cmos_commit(struct lb_cmos *c, char *why, size_t whysz)
 
 			if (cks != pass || c->img[i] == c->was[i])
 				continue;
-			if ((rc = port_xfer(fd, i, &c->img[i], 1)))
-				lb_whyf(why, whysz, rc, "/dev/port: writing CMOS byte %u: %s", i,
+			if ((rc = lb_cmos_port_xfer(fd, i, &c->img[i], 1)))
+				lb_whyf(why, whysz, rc, "%s: writing CMOS byte %u: %s", lb_cmos_port_name, i,
 					strerror(-rc));
 		}
 	for (unsigned i = LB_CMOS_RTC_BYTES; i < c->size && !rc; i++) {
 		uint8_t v;
 
-		if ((rc = port_xfer(fd, i, &v, 0)))
-			lb_whyf(why, whysz, rc, "/dev/port: reading CMOS byte %u back: %s", i,
+		if ((rc = lb_cmos_port_xfer(fd, i, &v, 0)))
+			lb_whyf(why, whysz, rc, "%s: reading CMOS byte %u back: %s", lb_cmos_port_name, i,
 				strerror(-rc));
 		else if (v != c->img[i])
 			rc = lb_whyf(why, whysz, -EIO,
-				     "/dev/port: CMOS byte %u reads 0x%02x after writing 0x%02x", i, v,
+				     "%s: CMOS byte %u reads 0x%02x after writing 0x%02x", lb_cmos_port_name, i, v,
 				     c->img[i]);
 	}
 	close(fd);

@@ -116,6 +116,17 @@ int lb_cmos_load(struct lb_cmos *c, char *why, size_t whysz);
 int lb_cmos_commit(struct lb_cmos *c, char *why, size_t whysz);
 
 /*
+ * Per architecture (src/firmware/cmos_port_ARCH.c): the hardware. x86-64:
+ * /dev/port (index 0x70/0x71, 0x72/0x73 past byte 127); arm64 has no PC
+ * CMOS and fails with -ENODEV. lb_cmos_port_open: an fd for
+ * lb_cmos_port_xfer, or a negative errno; lb_cmos_port_xfer: byte i read
+ * into *v (wr 0) or *v written; lb_cmos_port_name: what messages call it.
+ */
+int lb_cmos_port_open(void);
+int lb_cmos_port_xfer(int fd, unsigned i, uint8_t *v, int wr);
+extern const char lb_cmos_port_name[];
+
+/*
  * The running coreboot's CMOS: its table (coreboot.h, read through rd),
  * the option table in it, the CMOS loaded from /dev/port. -ENODEV: not
  * coreboot (no table); -ENOENT: no option table (why says).

@@ -65,7 +65,7 @@ struct lb_mkrom_opts {
 	const char *kernel;   /* bzImage with EFI stub (NULL: no kernel file) */
 	const char *initrd;   /* initramfs (NULL: none) */
 	const char *cmdline;  /* kernel command line (NULL: none stored; the
-	                         driver then uses LBOOT_DEFAULT_CMDLINE) */
+	                         driver then uses LB_DXE_DEFAULT_CMDLINE) */
 	const char *out;      /* the ROM to write (required) */
 	const char *vars;     /* variable store template (NULL: the base's
 	                         name with CODE -> VARS) */

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "io.h"
 #include "hash.h"
 #include "console.h"
@@ -20,13 +21,33 @@
 #include "uptime.h"
 #include "uki.h"
 
-#ifndef SYS_kexec_file_load
-#define SYS_kexec_file_load 320 /* x86_64 */
-#endif
-#ifndef SYS_memfd_create
-#define SYS_memfd_create 319
-#endif
 #define LB_MFD_CLOEXEC 1u
+
+/* lboot.kexec= (kexecload.h) */
+int lb_kexec_mode_parse(const char *v)
+{
+	if (!v)
+		return -EINVAL;
+	if (!strcmp(v, "file"))
+		return LB_KEXEC_FILE;
+	if (!strcmp(v, "load"))
+		return LB_KEXEC_LOAD;
+	if (!strcmp(v, "auto"))
+		return LB_KEXEC_AUTO;
+	return -EINVAL;
+}
+
+const char *lb_kexec_mode_name(int mode)
+{
+	switch (mode) {
+	case LB_KEXEC_FILE:
+		return "file";
+	case LB_KEXEC_LOAD:
+		return "load";
+	default:
+		return "auto";
+	}
+}
 
 const char *lb_entry_device(const struct lb_fsset *set, const struct lb_entry *e)
 {
@@ -41,7 +62,7 @@ const char *lb_entry_device(const struct lb_fsset *set, const struct lb_entry *e
 
 int lb_kexec_memfd(const char *name)
 {
-	int fd = (int)syscall(SYS_memfd_create, name, LB_MFD_CLOEXEC);
+	int fd = (int)syscall(LB_SYS_MEMFD_CREATE, name, LB_MFD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
 }
@@ -89,23 +110,6 @@ static int fail(char *why, size_t whysz, const char *file, int r, const char *wh
 		snprintf(why, whysz, "%s: %s", file ? file : "?",
 			 what ? what : err_text(-r));
 	return r;
-}
-
-/* The longest command line (without its NUL) the kernel whose setup
- * header is h takes: cmdline_size from boot protocol 2.06 on, else 255
- * (Documentation/arch/x86/boot.rst). -ENOEXEC when h is not a bzImage. */
-static long setup_cmdline_size(const uint8_t *h, size_t n)
-{
-	unsigned version;
-
-	if (n < 0x206 || h[0x1fe] != 0x55 || h[0x1ff] != 0xaa ||
-	    memcmp(h + 0x202, "HdrS", 4))
-		return -ENOEXEC;
-	version = n >= 0x208 ? (unsigned)h[0x206] | (unsigned)h[0x207] << 8 : 0;
-	if (version < 0x206 || n < 0x23c)
-		return 255;
-	return (long)((uint32_t)h[0x238] | (uint32_t)h[0x239] << 8 |
-		      (uint32_t)h[0x23a] << 16 | (uint32_t)h[0x23b] << 24);
 }
 
 /* the command line of a UKI's .cmdline: up to a NUL, trailing space cut */
@@ -575,21 +579,26 @@ int lb_kexec_stage(const struct lb_fsset *set, const struct lb_entry *e,
 			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC,
 					  r == -ENOENT ? "UKI without a .linux section (ENOEXEC)"
 						       : "not a PE unified kernel image (ENOEXEC)");
-		st->cmdmax = setup_cmdline_size(img + u.linux_.off,
-						u.linux_.len < 0x23c ? u.linux_.len : 0x23c);
-		if (st->cmdmax < 0)
-			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC,
-					  "UKI .linux section is not a bzImage (ENOEXEC)");
+		st->cmdmax = lb_kimage_cmdline_max(img + u.linux_.off, u.linux_.len);
+		if (st->cmdmax < 0) {
+			char what[80];
+
+			snprintf(what, sizeof(what), "UKI .linux section is not %s (ENOEXEC)",
+				 lb_kimage_name);
+			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC, what);
+		}
 		if ((r = lb_blob_begin(&st->linux_, LB_KEXEC_MAX_UKI, 0)) ||
 		    (r = lb_blob_write(&st->linux_, img + u.linux_.off, u.linux_.len)) ||
 		    (r = lb_blob_end(&st->linux_)))
 			return stage_fail(st, why, whysz, e->kernel, r, NULL);
 	} else {
-		st->cmdmax = setup_cmdline_size(img, st->file.size < 0x23c ?
-						     (size_t)st->file.size : 0x23c);
-		if (st->cmdmax < 0)
-			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC,
-					  "not a bzImage (ENOEXEC)");
+		st->cmdmax = lb_kimage_cmdline_max(img, (size_t)st->file.size);
+		if (st->cmdmax < 0) {
+			char what[80];
+
+			snprintf(what, sizeof(what), "not %s (ENOEXEC)", lb_kimage_name);
+			return stage_fail(st, why, whysz, e->kernel, -ENOEXEC, what);
+		}
 	}
 
 	/* the initrd the kernel receives: UKI sections, then the entry's files */
@@ -644,7 +653,7 @@ static int kexec_file_load(int kfd, int ifd, const char *cmdline, unsigned long 
 {
 	unsigned long len = strlen(cmdline) + 1;
 
-	if (syscall(SYS_kexec_file_load, kfd, ifd, len, cmdline, flags) < 0)
+	if (syscall(LB_SYS_KEXEC_FILE_LOAD, kfd, ifd, len, cmdline, flags) < 0)
 		return -errno;
 	return 0;
 }

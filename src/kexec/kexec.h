@@ -127,6 +127,13 @@ int lb_reboot(unsigned cmd);
 
 /* The device a menu shows for an entry: the fs display name, else entry->fs,
  * else "network" for an entry whose kernel is a URL. */
+/* Per architecture (src/kexec/kimage_ARCH.c): the longest command line
+ * (without its NUL) the kernel image h[0..n) takes, or -ENOEXEC when it is
+ * not a kernel image this architecture's kexec boots; lb_kimage_name names
+ * that format with its article ("a bzImage") for messages. */
+long lb_kimage_cmdline_max(const uint8_t *h, size_t n);
+extern const char lb_kimage_name[];
+
 const char *lb_entry_device(const struct lb_fsset *set, const struct lb_entry *e);
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch.h"
 #include "dhcp4.h"
 
 #define BOOTP_FIXED 236
@@ -52,9 +53,8 @@ int lb_dhcp4_build(const struct lb_dhcp4_client *c, int type, uint32_t ciaddr,
 {
 	struct wbuf w = { buf, cap, 0, 0 };
 	uint8_t t = (uint8_t)type, cid[7], arch[2], undi[3], uuid[17];
-	uint16_t a = c->arch ? c->arch : (c->http ? 16 : 7);
-	const char *vc = c->http ? "HTTPClient:Arch:00016:UNDI:003001"
-				 : "PXEClient:Arch:00007:UNDI:003016";
+	uint16_t a = c->arch ? c->arch : (c->http ? LB_DHCP_ARCH_HTTP : LB_DHCP_ARCH_PXE);
+	const char *vc = c->http ? LB_DHCP_VC_HTTP : LB_DHCP_VC_PXE;
 	uint8_t maxsz[2] = { 1472 >> 8, 1472 & 0xff };
 
 	if (type != LB_DHCP_DISCOVER && type != LB_DHCP_REQUEST &&

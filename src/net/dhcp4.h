@@ -7,9 +7,10 @@
  * Client messages carry 53, 55 (1,3,6,12,15,26,28,42,43,51,54,60,66,67,209,
  * 210),
  * 57 (1472), 60 (PXEClient:Arch:00007:UNDI:003016, or HTTPClient:Arch:
- * 00016:UNDI:003001 for HTTP boot, as UEFI firmware sends), 61 (hardware
- * type 1 + MAC), 93 (arch 7 / 16), 94 (UNDI 3.16), 97 (type 0 + UUID when
- * known), 12 (host name when given).
+ * 00016:UNDI:003001 for HTTP boot, as UEFI firmware sends; 00011 and 00019
+ * on arm64: arch.h), 61 (hardware type 1 + MAC), 93 (arch 7 / 16; 11 / 19
+ * on arm64), 94 (UNDI 3.16), 97 (type 0 + UUID when known), 12 (host name
+ * when given).
  *
  * Parsing checks every option length against its area (options field,
  * then file and sname when option 52 overloads them), concatenates split
@@ -40,7 +41,7 @@ struct lb_dhcp4_client {
 	uint32_t xid;
 	uint16_t secs;
 	int http;                 /* HTTP boot identifiers instead of PXE */
-	uint16_t arch;            /* option 93; 0: 7 (PXE) or 16 (HTTP) */
+	uint16_t arch;            /* option 93; 0: LB_DHCP_ARCH_PXE or _HTTP (arch.h) */
 	uint8_t uuid[16];         /* option 97 (SMBIOS byte order) */
 	int have_uuid;
 	const char *hostname;     /* option 12, NULL: none */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch.h"
 #include "dhcp6.h"
 
 #define O_CLIENTID     1
@@ -111,7 +112,7 @@ int lb_dhcp6_build(const struct lb_dhcp6_client *c, int type,
 	uint8_t duid[LB_DHCP6_DUID_MAX], v[16];
 	size_t dl, at, vc;
 	const char *cls = c->http ? "HTTPClient" : "PXEClient";
-	uint16_t arch = c->arch ? c->arch : (c->http ? 16 : 7);
+	uint16_t arch = c->arch ? c->arch : (c->http ? LB_DHCP_ARCH_HTTP : LB_DHCP_ARCH_PXE);
 	int rc;
 
 	if (type != LB_DHCP6_SOLICIT && type != LB_DHCP6_REQUEST)

@@ -30,7 +30,7 @@ struct lb_dhcp6_client {
 	uint32_t iaid;
 	uint16_t elapsed;         /* hundredths of a second */
 	int http;                 /* HTTPClient identifiers */
-	uint16_t arch;            /* option 61; 0: 7 (PXE) or 16 (HTTP) */
+	uint16_t arch;            /* option 61; 0: LB_DHCP_ARCH_PXE or _HTTP (arch.h) */
 	uint8_t uuid[16];
 	int have_uuid;            /* DUID-UUID instead of DUID-LL */
 	int rapid_commit;         /* Solicit asks for rapid commit (14) */

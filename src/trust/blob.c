@@ -7,12 +7,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "blob.h"
 #include "io.h"
 
-#ifndef SYS_memfd_create
-#define SYS_memfd_create 319 /* x86_64 */
-#endif
 #define LB_MFD_CLOEXEC       1u
 #define LB_MFD_ALLOW_SEALING 2u
 #define LB_F_ADD_SEALS       1033
@@ -35,7 +33,7 @@ int lb_blob_begin(struct lb_blob *b, size_t cap, unsigned digest_mask)
 	b->fd = -1;
 	if (digest_mask && (rc = lb_hash_init(&b->h, digest_mask)))
 		return rc;
-	b->fd = (int)syscall(SYS_memfd_create, "lboot-blob",
+	b->fd = (int)syscall(LB_SYS_MEMFD_CREATE, "lboot-blob",
 			     LB_MFD_CLOEXEC | LB_MFD_ALLOW_SEALING);
 	if (b->fd < 0) {
 		rc = -errno;

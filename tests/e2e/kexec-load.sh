@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 12, the kexec fast path: lboot.kexec=load boots the target with
-# kexec_load(2), lboot's own layout and trampoline (src/kexec/kexecload.c),
+# kexec_load(2), lboot's own layout and trampoline (src/kexec/kexecload_x86_64.c),
 # no purgatory. The entry has two initrds (the target's /init, then a cpio
 # with Debian's efivarfs.ko): the target (tests/guest/target-init.c,
 # "lboot-test.acpi") prints its command line, the root it runs from, whether

@@ -193,6 +193,13 @@ qemu_start() {
 	if [ -n "${E2E_FLASH:-}" ]; then
 		# the updatable ROM: one writable 16 MiB flash, used in place
 		base=(-machine q35,max-fw-size=16M -drive "if=pflash,format=raw,unit=0,file=$E2E_FLASH")
+	elif [ "${E2E_ARCH:-x86_64}" = arm64 ]; then
+		# QEMU virt (QEMU=qemu-system-aarch64) with AAVMF-style firmware:
+		# E2E_FIRMWARE read-only in pflash unit 0, a copy of E2E_VARS in
+		# unit 1, both 64 MiB as virt maps them (docs/arm64.md)
+		base=(-machine virt -cpu cortex-a57 -drive "if=pflash,format=raw,unit=0,readonly=on,file=$E2E_FIRMWARE")
+		cp "$E2E_VARS" "$T/vars.fd" && truncate -s 64M "$T/vars.fd"
+		base+=(-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd")
 	elif [ -n "${E2E_FIRMWARE:-}" ]; then
 		base=(-machine q35,max-fw-size=16M -drive "if=pflash,format=raw,unit=0,readonly=on,file=$E2E_FIRMWARE")
 		if [ -n "${E2E_VARS:-}" ]; then

@@ -1,4 +1,4 @@
-/* The kexec fast path's layout (src/kexec/kexecload.c): the boot_params it
+/* The kexec fast path's layout (src/kexec/kexecload_x86_64.c): the boot_params it
  * builds from real bzImages (Debian's kernel in /boot, out/bzImage),
  * checked against what the kernel itself checks and reads (setup header
  * version, loadflags, xloadflags 64-bit entry, alignment, init_size), the

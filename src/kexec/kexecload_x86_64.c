@@ -1,4 +1,5 @@
-/* kexec_load(2) of a staged bzImage with our own layout and trampoline. */
+/* x86-64: kexec_load(2) of a staged bzImage with our own layout and
+ * trampoline (src/kexec/kexecload_arm64.c: arm64 has none yet). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,13 +12,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "io.h"
 #include "kexec.h"
 #include "kexecload.h"
 
-#ifndef SYS_kexec_load
-#define SYS_kexec_load 246 /* x86_64 */
-#endif
 #define LB_KEXEC_ARCH_X86_64 (62u << 16)
 
 #define PG 4096ull
@@ -110,31 +109,6 @@ static void wr64(uint8_t *p, uint64_t v)
 {
 	wr32(p, (uint32_t)v);
 	wr32(p + 4, (uint32_t)(v >> 32));
-}
-
-int lb_kexec_mode_parse(const char *v)
-{
-	if (!v)
-		return -EINVAL;
-	if (!strcmp(v, "file"))
-		return LB_KEXEC_FILE;
-	if (!strcmp(v, "load"))
-		return LB_KEXEC_LOAD;
-	if (!strcmp(v, "auto"))
-		return LB_KEXEC_AUTO;
-	return -EINVAL;
-}
-
-const char *lb_kexec_mode_name(int mode)
-{
-	switch (mode) {
-	case LB_KEXEC_FILE:
-		return "file";
-	case LB_KEXEC_LOAD:
-		return "load";
-	default:
-		return "auto";
-	}
 }
 
 /*
@@ -1035,7 +1009,7 @@ int lb_kexec_load_segments(const struct lb_stage *st, char *why, size_t whysz)
 			seg[i].mem = (uintptr_t)p.seg[i].mem;
 			seg[i].memsz = (size_t)p.seg[i].memsz;
 		}
-		if (syscall(SYS_kexec_load, (unsigned long)p.entry, (unsigned long)p.n_seg,
+		if (syscall(LB_SYS_KEXEC_LOAD, (unsigned long)p.entry, (unsigned long)p.n_seg,
 			    seg, (unsigned long)LB_KEXEC_ARCH_X86_64) < 0) {
 			r = -errno;
 			lb_whyf(why, whysz, r, "kexec_load: %s%s", strerror(-r),
