@@ -312,6 +312,22 @@ int main(void)
 			lb_entry_free(&e);
 		}
 	}
+	TEST("bls scan: an entry whose initrd= word would not be one word is dropped") {
+		struct lb_fs fs = fs_of("bls/badinitrd", dir, sizeof(dir));
+		struct lb_entries l = LB_ENTRIES_INIT;
+
+		CHECK_INT(lb_bls_scan(&fs, "", &l), 0);
+		CHECK_INT(l.n, 1);
+		if (l.n == 1) {
+			CHECK_STR(l.v[0].id, "good");
+			CHECK_STR(l.v[0].cmdline, "initrd=\\i.img root=x");
+			CHECK_INT(l.v[0].is_default, 1);
+		}
+		CHECK(has_msg(&l, "bad.conf:2: skipped: initrd '/a b.img' has a blank"));
+		if (t_failed_now)
+			dump(&l);
+		lb_entries_free(&l);
+	}
 	TEST("bls os-release values") {
 		static const char o[] =
 			"NAME=\"Foo OS\"\nPRETTY_NAME='Foo \"OS\" 1'\n"
