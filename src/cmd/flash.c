@@ -37,16 +37,6 @@ static int usage(void)
 	return 2;
 }
 
-static void progress(void *arg, uint64_t done, uint64_t total)
-{
-	unsigned *last = arg;
-	unsigned pct = (unsigned)(done * 100 / total);
-
-	if (pct / 10 != *last / 10 || done == total) {
-		fprintf(stderr, "lboot flash: %u%%\n", pct);
-		*last = pct;
-	}
-}
 
 /* The flash to use: --flash, else lboot.flash= (environment from init),
  * else the one found. */
@@ -175,9 +165,9 @@ int flash_main(int argc, char **argv)
 		ret = rc ? 1 : 0;
 	} else {
 		struct lb_flash_stats st;
-		unsigned last = 0;
+		struct lb_flash_progress pr = { "lboot flash", 0 };
 
-		rc = lb_flash_program(&f, img, len, NULL, 0, progress, &last,
+		rc = lb_flash_program(&f, img, len, NULL, 0, lb_flash_progress_stderr, &pr,
 				      &st, why, sizeof(why));
 		if (rc) {
 			lb_err("%s: %s", f.path, why);

@@ -40,16 +40,6 @@ static int usage(void)
 	return 2;
 }
 
-static void progress(void *arg, uint64_t done, uint64_t total)
-{
-	unsigned *last = arg;
-	unsigned pct = (unsigned)(done * 100 / total);
-
-	if (pct / 10 != *last / 10 || done == total) {
-		fprintf(stderr, "lboot update: writing %u%%\n", pct);
-		*last = pct;
-	}
-}
 
 static int image_main(int argc, char **argv)
 {
@@ -131,7 +121,7 @@ int update_main(int argc, char **argv)
 	uint8_t *buf = NULL, *sig = NULL;
 	size_t len = 0, siglen = 0;
 	char sigbuf[512], why[768], sha[65];
-	unsigned last = 0;
+	struct lb_flash_progress pr = { "lboot update", 0 };
 	int c, json = 0, reboot_after = 0, rc;
 
 	if (argc >= 2 && !strcmp(argv[1], "image"))
@@ -160,8 +150,8 @@ int update_main(int argc, char **argv)
 	}
 	o.apply = !strcmp(cmd, "apply");
 	o.want = getenv("LBOOT_FLASH");
-	o.progress = progress;
-	o.arg = &last;
+	o.progress = lb_flash_progress_stderr;
+	o.arg = &pr;
 	if (getenv("LBOOT_TEST_FLASH_FAIL"))
 		o.failk = (unsigned)atoi(getenv("LBOOT_TEST_FLASH_FAIL"));
 	if ((rc = lb_read_path(file, LB_UPDATE_MAX, &buf, &len))) {

@@ -296,6 +296,17 @@ int lb_flash_program(struct lb_flash *f, const uint8_t *img, size_t len,
 	return rc;
 }
 
+void lb_flash_progress_stderr(void *arg, uint64_t done, uint64_t total)
+{
+	struct lb_flash_progress *p = arg;
+	unsigned pct = total ? (unsigned)(done * 100 / total) : 100;
+
+	if (pct / 10 != p->last / 10 || done == total) {
+		fprintf(stderr, "%s: writing %u%%\n", p->who, pct);
+		p->last = pct;
+	}
+}
+
 int lb_flash_compare(struct lb_flash *f, const uint8_t *img, size_t len,
 		     const struct lb_flash_range *keep, size_t nkeep, uint64_t *first)
 {

@@ -79,6 +79,14 @@ int lb_flash_program(struct lb_flash *f, const uint8_t *img, size_t len,
 		     void (*progress)(void *arg, uint64_t done, uint64_t total), void *arg,
 		     struct lb_flash_stats *st, char *why, size_t whysz);
 
+/* A progress callback for lb_flash_program: "WHO: writing N%" on stderr at
+ * every 10 %; arg is a struct lb_flash_progress. */
+struct lb_flash_progress {
+	const char *who;
+	unsigned last;
+};
+void lb_flash_progress_stderr(void *arg, uint64_t done, uint64_t total);
+
 /* Compare the flash with img outside keep[]: 0 equal, 1 differ (*first:
  * the first differing offset), negative errno. */
 int lb_flash_compare(struct lb_flash *f, const uint8_t *img, size_t len,

@@ -154,6 +154,20 @@ static void add_sbat(struct lb_policy *p, const char *path, const char *v)
 		p->sbat[p->n_sbat++] = r;
 }
 
+/* an NV index of the owner's range, written 0x01xxxxxx */
+static int nv_index(const char *v, uint32_t *out)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	x = strtoull(v, &end, 16);
+	if (errno || *end || strncmp(v, "0x", 2) || (x >> 24) != 0x01)
+		return -EINVAL;
+	*out = (uint32_t)x;
+	return 0;
+}
+
 static void parse_policy(struct lb_policy *p, char *text, const char *path)
 {
 	char *save = NULL;
@@ -196,26 +210,16 @@ static void parse_policy(struct lb_policy *p, char *text, const char *path)
 			if (errno || *end || !*v || *v == '-')
 				invalid(p, "%s: manifest-floor '%s': not a number", path, v);
 		} else if (!strcmp(line, "manifest-floor-nv")) {
-			unsigned long long x;
-			errno = 0;
-			x = strtoull(v, &end, 16);
-			if (errno || *end || strncmp(v, "0x", 2) || (x >> 24) != 0x01)
+			if (nv_index(v, &p->manifest_floor_nv))
 				invalid(p, "%s: manifest-floor-nv '%s': want an NV index 0x01xxxxxx", path, v);
-			else
-				p->manifest_floor_nv = (uint32_t)x;
 		} else if (!strcmp(line, "firmware-version")) {
 			errno = 0;
 			p->fw_version = strtoull(v, &end, 10);
 			if (errno || *end || !*v || *v == '-')
 				invalid(p, "%s: firmware-version '%s': not a number", path, v);
 		} else if (!strcmp(line, "update-floor-nv")) {
-			unsigned long long x;
-			errno = 0;
-			x = strtoull(v, &end, 16);
-			if (errno || *end || strncmp(v, "0x", 2) || (x >> 24) != 0x01)
+			if (nv_index(v, &p->update_floor_nv))
 				invalid(p, "%s: update-floor-nv '%s': want an NV index 0x01xxxxxx", path, v);
-			else
-				p->update_floor_nv = (uint32_t)x;
 		} else if (!strcmp(line, "revoke-pe")) {
 			add_revoked_digest(p, path, line, v, p->revoke_pe, &p->n_revoke_pe);
 		} else if (!strcmp(line, "revoke-x509")) {

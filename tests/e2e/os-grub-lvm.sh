@@ -15,6 +15,7 @@
 # loader times; Debian's GRUB sets none) is checked on its own.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rom-lib.sh"
+. "$(dirname "$0")/os-lib.sh"
 e2e_init os-grub-lvm
 [ "$(id -u)" = 0 ] || { skip "fixture" "building the installed system needs root"; exit 0; }
 img=$("$E2E_ROOT/tests/os/build.sh" grub-lvm 2>"$T/build.log") && [ -f "$img" ] ||
@@ -26,32 +27,8 @@ mkdir -p "$T/ctl"
 printf 'grub-reboot lboot-second\nsystemctl reboot\n' >"$T/ctl/boot1"
 mkpart_vfat "$T/ctl.img" 2 "$T/ctl" LBCTL 1BC7C7C7
 
-# boot N's report lines into $R/NAME-N.report (the serial log holds both boots)
 R=$T
-report() {
-	tr -d '\r' <"$T/serial.log" | sed -n 's/^.*\(OS-REPORT: .*\)$/\1/p' |
-		awk -v d="$R/$1" '/^OS-REPORT: count=/ { n = substr($0, 18) } n { print > (d "-" n ".report") }'
-}
-field() { [ -f "$R/$1.report" ] && sed -n "s/^OS-REPORT: $2=//p" "$R/$1.report" | head -n1; }
-machine() { # NAME FIRMWARE VARS: one machine, both boots (run in a subshell)
-	T=$R/$1
-	mkdir -p "$T"
-	QEMU_PID=
-	trap 'qemu_stop' EXIT
-	E2E_REBOOT=1 E2E_FIRMWARE=$2 E2E_VARS=$3 qemu_start \
-		-drive "file=$img,format=raw,if=virtio,snapshot=on" -drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on"
-	expect 'OS-REPORT: count=1' 600 && expect 'OS-REPORT: done' 60 &&
-		ok "$1: boot 1: the OS is up ($(elapsed) s)" || not_ok "$1: boot 1: the OS is up"
-	expect 'OS-REPORT: count=2' 600 && expect 'OS-REPORT: done' 60 &&
-		ok "$1: boot 2, after grub-reboot: the OS is up ($(elapsed) s)" ||
-		not_ok "$1: boot 2, after grub-reboot: the OS is up"
-	qemu_wait 60 || true
-	qemu_stop
-	report "$1"
-	cp "$T/serial.log" "$R/serial-$1.log"
-	[ "$E2E_FAILED" = 0 ] || { tail -n 30 "$T/serial.log" | tr -d '\r' | sed "s/^/# $1 | /"; }
-	exit "$E2E_FAILED"
-}
+OS_BOOT2="grub-reboot"
 
 # the two machines side by side (one vCPU each): stock OVMF with the disk's
 # own GRUB (EFI/BOOT/BOOTX64.EFI), and the LinuxBoot ROM
