@@ -256,15 +256,24 @@ typedef struct {
 	EFI_CONFIGURATION_TABLE *ConfigurationTable;
 } EFI_SYSTEM_TABLE;
 
-/* PI: DXE services table (Dispatch is the only member we call). */
+/* PI: DXE services table (Dispatch; on arm64 also AddMemorySpace and
+ * SetMemorySpaceAttributes, to map the flash: src/dxe/arm64/cpu.h). */
+#define EFI_GCD_MEMORY_TYPE_MMIO 3 /* EfiGcdMemoryTypeMemoryMappedIo */
+#define EFI_MEMORY_UC 0x1ull
+#define EFI_MEMORY_WC 0x2ull
+#define EFI_MEMORY_WT 0x4ull
+#define EFI_MEMORY_WB 0x8ull
+#define EFI_MEMORY_XP 0x4000ull
 typedef struct {
 	EFI_TABLE_HEADER Hdr;
-	VOID *AddMemorySpace;
+	EFI_STATUS (EFIAPI *AddMemorySpace)(UINT32 type, EFI_PHYSICAL_ADDRESS base,
+					    UINT64 len, UINT64 capabilities);
 	VOID *AllocateMemorySpace;
 	VOID *FreeMemorySpace;
 	VOID *RemoveMemorySpace;
 	VOID *GetMemorySpaceDescriptor;
-	VOID *SetMemorySpaceAttributes;
+	EFI_STATUS (EFIAPI *SetMemorySpaceAttributes)(EFI_PHYSICAL_ADDRESS base, UINT64 len,
+						      UINT64 attributes);
 	VOID *GetMemorySpaceMap;
 	VOID *AddIoSpace;
 	VOID *AllocateIoSpace;

@@ -16,6 +16,13 @@
 #define LB_DXE_CONSOLE_FILE_BYTES 2
 #define LB_DXE_DEFAULT_CMDLINE "console=ttyS0,115200 panic=10"
 
+/* the flash: mapped below 4 GiB (q35: at most 16 MiB); OVMF maps all of it,
+ * lbootdxe maps nothing (MAP_LEN 0) */
+#define LB_DXE_FLASH_TOP      0x100000000ull
+#define LB_DXE_FLASH_SCAN     (16ull << 20)
+#define LB_DXE_FLASH_MAP_BASE 0ull
+#define LB_DXE_FLASH_MAP_LEN  0ull
+
 static inline void lb_dxe_console_init(unsigned long long c)
 {
 	lb_uart_init((unsigned short)c);
