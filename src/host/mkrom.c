@@ -897,7 +897,10 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		lb_seterr(err, errsz, "%s: not a PE image (no MZ header)", dxe_path);
 		goto out;
 	}
-	if (lb_mkrom_arch_of_pe(dxe, dxe_len) != arch) {
+	/* a PE of the other architecture (an image whose machine we do not
+	 * know is not checked) */
+	if (lb_mkrom_arch_of_pe(dxe, dxe_len) != LB_MKROM_ARCH_AUTO &&
+	    lb_mkrom_arch_of_pe(dxe, dxe_len) != arch) {
 		rc = -EINVAL;
 		lb_seterr(err, errsz, "%s: not an %s driver, and %s is an %s image", dxe_path,
 			  lb_mkrom_arch_name(arch), base, lb_mkrom_arch_name(arch));
