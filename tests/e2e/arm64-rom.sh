@@ -78,6 +78,23 @@ expect_not 'lbootdxe: FATAL|Kernel panic|Synchronous Exception' && ok "no FATAL,
 	not_ok "no FATAL, panic or exception"
 qemu_stop
 
+# the console file's 8-byte form (mkrom --dxe-console none on arm64): the
+# driver reads it and stays silent; the kernel still starts
+cp "$T/serial.log" "$T/serial-first.log"
+if "$OUT/lboot" mkrom --base "$AAVMF_CODE" --keep "$E2E_ROOT/rom/keep-aavmf.txt" \
+	--dxe "$E2E_ROOT/build/arm64/lbootdxe.efi" --kernel "$KERNEL" --initrd "$T/initramfs.cpio.xz" \
+	--cmdline "console=ttyAMA0,115200 panic=-1 lboot.timeout=0" --dxe-console none \
+	--vars-out "$T/quiet-vars.fd" -o "$T/quiet.rom" >"$T/mkrom-quiet.log" 2>&1; then
+	E2E_FIRMWARE=$T/quiet.rom E2E_VARS=$T/quiet-vars.fd
+	qemu_start
+	expect 'Linux version [^ ]*-arm64 ' 120 && expect_not 'lbootdxe:' &&
+		ok "--dxe-console none: the 8-byte console file read, no lbootdxe line, the kernel starts ($(elapsed) s)" ||
+		not_ok "--dxe-console none: the 8-byte console file read, no lbootdxe line, the kernel starts"
+	qemu_stop
+else
+	sed 's/^/# /' "$T/mkrom-quiet.log"; not_ok "mkrom --dxe-console none"
+fi
+
 # lboot finding a BLS entry on a virtio disk needs virtio-blk (and ext4 or
 # vfat) in the firmware kernel; lboot's initramfs loads no modules
 kdir=$(cd "$E2E_ROOT" && scripts/arm64-kernel.sh 2>/dev/null)
