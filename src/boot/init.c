@@ -1125,6 +1125,7 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 		char sp[300], why[768];
 		uint8_t *buf = NULL, *sig = NULL;
 		size_t len = 0, siglen = 0;
+		long t0;
 		int fd = lb_fs_open(fs, path), r;
 
 		if (fd == -ENOENT)
@@ -1147,6 +1148,7 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 			continue;
 		}
 		say("lboot: update %s:%s: checking (%zu bytes)\n", fs->name, path, len);
+		t0 = lb_progress_now_ms();
 		r = lb_fwupdate(buf, len, sig, siglen, &uo, &res, why, sizeof(why));
 		free(buf);
 		free(sig);
@@ -1166,9 +1168,10 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 			    fs->name, path, (unsigned long long)res.h.version, res.flash);
 			return;
 		}
-		say("lboot: update %s:%s: version %llu (%s) written to %s: %llu of %llu erase blocks, each read back; restarting into it\n",
+		say("lboot: update %s:%s: version %llu (%s) written to %s: %llu of %llu erase blocks, each read back (%ld ms with the checks); restarting into it\n",
 		    fs->name, path, (unsigned long long)res.h.version, res.h.label, res.flash,
-		    (unsigned long long)res.st.differ, (unsigned long long)res.st.blocks);
+		    (unsigned long long)res.st.differ, (unsigned long long)res.st.blocks,
+		    lb_progress_now_ms() - t0);
 		sync();
 		if (o->pid1)
 			lb_reboot(LB_LINUX_REBOOT_CMD_RESTART);

@@ -672,6 +672,74 @@ static int resolve_entry(const struct lb_fs *fs, const char *root,
 	return 0;
 }
 
+/* One UTF-8 sequence at s (n bytes left) that UCS-2 holds (1 to 3 bytes,
+ * no overlong form, no surrogate): its length, else 0. */
+static size_t utf8_bmp_len(const unsigned char *s, size_t n)
+{
+	unsigned c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if ((s[0] & 0xf0) != 0xe0 || n < 3 || (s[1] & 0xc0) != 0x80 ||
+	    (s[2] & 0xc0) != 0x80)
+		return 0;
+	c = (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
+	return c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 0 : 3;
+}
+
+int lb_bls_sdboot_cmdline(struct lb_entry *e, const char **bad)
+{
+	size_t n = 0, o = 0, cl = e->cmdline ? strlen(e->cmdline) : 0;
+	char *c;
+
+	*bad = NULL;
+	if (e->type != LB_ENTRY_LINUX || !e->n_initrd)
+		return 0;
+	for (size_t i = 0; i < e->n_initrd; i++) {
+		const unsigned char *p = (const unsigned char *)e->initrd[i];
+		size_t pl = strlen(e->initrd[i]);
+
+		for (size_t j = 0, k; j < pl; j += k) {
+			k = utf8_bmp_len(p + j, pl - j);
+			if (!k || p[j] <= ' ' || p[j] == 0x7f || p[j] == '"') {
+				*bad = e->initrd[i];
+				return -EINVAL;
+			}
+		}
+		if (pl > ((size_t)1 << 20))
+			return -E2BIG;
+		n += sizeof("initrd=\\ ") + pl; /* at most one '\' per byte */
+	}
+	if (cl > ((size_t)1 << 24))
+		return -E2BIG;
+	if (!(c = malloc(n + cl + 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < e->n_initrd; i++) {
+		if (i)
+			c[o++] = ' ';
+		memcpy(c + o, "initrd=\\", 8);
+		o += 8;
+		for (const char *p = e->initrd[i]; *p; p++) {
+			char ch = *p == '/' ? '\\' : *p;
+
+			if (ch == '\\' && c[o - 1] == '\\')
+				continue; /* "//" and a leading '/' */
+			c[o++] = ch;
+		}
+	}
+	if (cl) {
+		c[o++] = ' ';
+		memcpy(c + o, e->cmdline, cl);
+		o += cl;
+	}
+	c[o] = 0;
+	free(e->cmdline);
+	e->cmdline = c;
+	return 0;
+}
+
 struct loader_conf {
 	char *deflt;
 	int timeout;
@@ -796,16 +864,30 @@ int lb_bls_scan(const struct lb_fs *fs, const char *root,
 	r = load_entries(fs, path, &it, out);
 	if (r && r != -ENOENT && r != -ENOTDIR)
 		goto out;
-	/* resolve paths; drop entries whose kernel is missing */
+	/* systemd-boot's initrd= words (before the paths are resolved: the
+	 * words name the files as the entry does); resolve paths; drop
+	 * entries whose kernel is missing or whose initrd cannot be named on
+	 * the command line */
 	for (size_t i = 0; i < it.n;) {
 		struct item *x = &it.v[i];
 		struct stat st;
+		const char *bad;
 
-		if ((r = resolve_entry(fs, root, &x->e)))
-			goto out;
-		if (lb_fs_stat(fs, x->e.kernel, &st) || !S_ISREG(st.st_mode)) {
+		r = lb_bls_sdboot_cmdline(&x->e, &bad);
+		if (r == -EINVAL)
+			lb_entries_msg(out, "%s: skipped: initrd '%s' has a blank, a quote, a control character or a byte UCS-2 cannot carry: systemd-boot's initrd= word for it would not be one word on the command line",
+				       x->e.source, bad);
+		else if (r == -E2BIG)
+			lb_entries_msg(out, "%s: skipped: command line too long", x->e.source);
+		else if (r || (r = resolve_entry(fs, root, &x->e)))
+			goto out; /* -ENOMEM */
+		else if (lb_fs_stat(fs, x->e.kernel, &st) || !S_ISREG(st.st_mode)) {
 			lb_entries_msg(out, "%s: skipped: kernel %s not found",
 				       x->e.source, x->e.kernel);
+			r = -ENOENT;
+		}
+		if (r) {
+			r = 0;
 			lb_entry_free(&x->e);
 			free(x->fname);
 			memmove(x, x + 1, (it.n - i - 1) * sizeof(*x));

@@ -49,11 +49,29 @@ int lb_bls_load_dir(const struct lb_fs *fs, const char *dir,
  * ids, "@saved" = the first entry) and `timeout`; entries whose kernel file
  * is missing are dropped with a message. ROOT is "" for a partition root or
  * e.g. "/boot" for /boot on the root filesystem; kernel and initrd paths are
- * resolved against ROOT (falling back to the filesystem root). Exactly one
+ * resolved against ROOT (falling back to the filesystem root); type 1
+ * command lines start with systemd-boot's initrd= words
+ * (lb_bls_sdboot_cmdline; an entry whose initrd cannot be named is dropped
+ * with a message). Exactly one
  * entry is marked default when any is appended. Returns 0 or negative errno.
  */
 int lb_bls_scan(const struct lb_fs *fs, const char *root,
 		struct lb_entries *out);
+
+/*
+ * The command line systemd-boot hands a type 1 entry's kernel: for each
+ * initrd, in order, "initrd=" and its path as the entry gives it, made an
+ * EFI path (a leading '\', every '/' a '\', runs of them one), then the
+ * `options` (systemd-boot 252 boot.c initrd_prepare; the OS reads them in
+ * /proc/cmdline, the EFI stub measures them into PCR 9; a kexec boot's
+ * kernel ignores them). lb_bls_scan applies it to its type 1 entries, GRUB's
+ * blscfg does not (GRUB's loader passes no initrd= words). Nothing for a UKI
+ * or an entry without initrds. Returns 0 (e->cmdline replaced), -EINVAL with
+ * *bad = the initrd path when it holds a byte <= ' ', DEL, '"' or is not
+ * UTF-8 that UCS-2 carries (the word would split, quote, or not be what
+ * systemd-boot passes), -E2BIG, -ENOMEM.
+ */
+int lb_bls_sdboot_cmdline(struct lb_entry *e, const char **bad);
 
 /*
  * Type 2: turn the UKI at `path` inside fs into an entry (reads only the PE

@@ -106,6 +106,34 @@ int lb_kmsg_parse(const char *buf, size_t len, struct lb_kmsg_rec *r)
 	return 0;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+size_t lb_kmsg_unescape(char *text, size_t tlen)
+{
+	size_t i = 0, o = 0;
+
+	while (i < tlen) {
+		int h, l;
+
+		if (text[i] == '\\' && tlen - i >= 4 && text[i + 1] == 'x' &&
+		    (h = hexval(text[i + 2])) >= 0 && (l = hexval(text[i + 3])) >= 0 &&
+		    (h << 4 | l) != 0x7f && ((h << 4 | l) == '\\' || (h << 4 | l) > 0x7e)) {
+			text[o++] = (char)(h << 4 | l);
+			i += 4;
+			continue;
+		}
+		text[o++] = text[i++];
+	}
+	return o;
+}
+
 void lb_bootlog_add(char *buf, size_t cap, size_t *len, unsigned level,
 		    const char *text, size_t tlen)
 {

@@ -51,6 +51,11 @@ struct lb_kmsg_rec {
 /* 0, or -EINVAL for anything else than such a record. */
 int lb_kmsg_parse(const char *buf, size_t len, struct lb_kmsg_rec *r);
 
+/* Undo, in place, the kernel's \xNN escapes (devkmsg) of '\' and of
+ * bytes above 0x7e but DEL, so UTF-8 and backslashes read as printed;
+ * control bytes and DEL stay escaped. Returns the new length. */
+size_t lb_kmsg_unescape(char *text, size_t tlen);
+
 /* The boot log: whole lines "<L>TEXT\n" in buf (cap bytes), the newest
  * kept when it is full (the oldest whole lines dropped; a line longer than
  * the buffer keeps its start). *len: the bytes in use. */

@@ -143,7 +143,9 @@ int lb_bootlog_collect(const char *kmsg_path, char *buf, size_t cap, size_t *len
 		if (r.facility != LB_KMSG_FACILITY || r.tlen < tagl ||
 		    memcmp(r.text, LB_KMSG_TAG, tagl))
 			continue;
-		lb_bootlog_add(buf, cap, len, r.level, r.text, r.tlen);
+		/* the line as printed: backslashes and UTF-8 unescaped */
+		lb_bootlog_add(buf, cap, len, r.level, r.text,
+			       lb_kmsg_unescape((char *)r.text, r.tlen));
 	}
 	close(fd);
 	return 0;

@@ -256,24 +256,37 @@ typedef struct {
 	EFI_CONFIGURATION_TABLE *ConfigurationTable;
 } EFI_SYSTEM_TABLE;
 
-/* PI: DXE services table (Dispatch; on arm64 also AddMemorySpace and
- * SetMemorySpaceAttributes, to map the flash: src/dxe/arm64/cpu.h). */
-#define EFI_GCD_MEMORY_TYPE_MMIO 3 /* EfiGcdMemoryTypeMemoryMappedIo */
-#define EFI_MEMORY_UC 0x1ull
-#define EFI_MEMORY_WC 0x2ull
-#define EFI_MEMORY_WT 0x4ull
-#define EFI_MEMORY_WB 0x8ull
-#define EFI_MEMORY_XP 0x4000ull
+/* PI: the GCD memory space (DXE services). */
+#define EFI_GCD_MEMORY_TYPE_NONEXISTENT 0
+#define EFI_GCD_MEMORY_TYPE_MMIO        3
+#define EFI_GCD_ALLOCATE_ADDRESS        2
+#define EFI_MEMORY_UC                   0x0000000000000001ULL
+#define EFI_MEMORY_WC                   0x0000000000000002ULL
+#define EFI_MEMORY_WT                   0x0000000000000004ULL
+#define EFI_MEMORY_WB                   0x0000000000000008ULL
+#define EFI_MEMORY_XP                   0x0000000000004000ULL
+#define EFI_MEMORY_RUNTIME              0x8000000000000000ULL
+typedef struct {
+	UINT64 BaseAddress;
+	UINT64 Length;
+	UINT64 Capabilities;
+	UINT64 Attributes;
+	UINT32 GcdMemoryType;
+	EFI_HANDLE ImageHandle;
+	EFI_HANDLE DeviceHandle;
+} EFI_GCD_MEMORY_SPACE_DESCRIPTOR;
+
+/* PI: DXE services table (Dispatch and the memory space calls: the flash
+ * as runtime MMIO; on arm64 the mapping of the flash, src/dxe/arm64/cpu.h). */
 typedef struct {
 	EFI_TABLE_HEADER Hdr;
-	EFI_STATUS (EFIAPI *AddMemorySpace)(UINT32 type, EFI_PHYSICAL_ADDRESS base,
-					    UINT64 len, UINT64 capabilities);
-	VOID *AllocateMemorySpace;
+	EFI_STATUS (EFIAPI *AddMemorySpace)(UINT32 type, UINT64 base, UINT64 len, UINT64 caps);
+	EFI_STATUS (EFIAPI *AllocateMemorySpace)(UINT32 how, UINT32 type, UINTN align, UINT64 len,
+						  UINT64 *base, EFI_HANDLE image, EFI_HANDLE dev);
 	VOID *FreeMemorySpace;
 	VOID *RemoveMemorySpace;
-	VOID *GetMemorySpaceDescriptor;
-	EFI_STATUS (EFIAPI *SetMemorySpaceAttributes)(EFI_PHYSICAL_ADDRESS base, UINT64 len,
-						      UINT64 attributes);
+	EFI_STATUS (EFIAPI *GetMemorySpaceDescriptor)(UINT64 base, EFI_GCD_MEMORY_SPACE_DESCRIPTOR *d);
+	EFI_STATUS (EFIAPI *SetMemorySpaceAttributes)(UINT64 base, UINT64 len, UINT64 attrs);
 	VOID *GetMemorySpaceMap;
 	VOID *AddIoSpace;
 	VOID *AllocateIoSpace;
@@ -285,7 +298,7 @@ typedef struct {
 	VOID *Schedule;
 	VOID *Trust;
 	VOID *ProcessFirmwareVolume;
-	VOID *SetMemorySpaceCapabilities;
+	EFI_STATUS (EFIAPI *SetMemorySpaceCapabilities)(UINT64 base, UINT64 len, UINT64 caps);
 } EFI_DXE_SERVICES;
 
 /* PI: BDS architectural protocol. */

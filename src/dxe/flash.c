@@ -151,3 +151,21 @@ int lb_flash_find(const unsigned char *top, unsigned long long max_scan,
 		*nvols = n;
 	return rc;
 }
+
+unsigned long long lb_flash_extent(const unsigned char *top, unsigned long long max_scan)
+{
+	unsigned long long end = 0;
+
+	for (unsigned n = 0; n < LB_FLASH_MAX_VOLS; n++) {
+		unsigned long long start;
+		int found = 0;
+
+		for (start = end + LB_FLASH_ALIGN; start <= max_scan; start += LB_FLASH_ALIGN)
+			if ((found = is_volume(top - start, start - end)))
+				break;
+		if (!found)
+			break;
+		end = start;
+	}
+	return end;
+}

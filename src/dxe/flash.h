@@ -43,4 +43,8 @@ int lb_flash_find(const unsigned char *top, unsigned long long max_scan,
 		  const unsigned char **data, unsigned long long *size,
 		  unsigned *nvols);
 
+/* How far below top the chain of volumes reaches (0: no volume at top):
+ * the flash lboot's ROM occupies, [top - extent, top). */
+unsigned long long lb_flash_extent(const unsigned char *top, unsigned long long max_scan);
+
 #endif

@@ -370,6 +370,79 @@ static EFI_STATUS payload_read(const EFI_GUID *file, EFI_SECTION_TYPE type,
 	return fv_read(file, type, buf, size);
 }
 
+/*
+ * The whole flash lboot's ROM occupies as runtime MMIO in the memory map
+ * the OS gets. OVMF's flash driver describes only its own 4 MiB (variable
+ * store and code); the payload volume below was not described, so Linux saw
+ * a reserved range inside its flash mapping and the MTD driver could not
+ * claim the flash (docs/firmware-update.md). Described the way OVMF's
+ * driver does its part: added to the GCD as MMIO, allocated, runtime.
+ */
+static void mark_flash_runtime(void)
+{
+	EFI_DXE_SERVICES *ds;
+	UINT64 top = LB_DXE_FLASH_TOP;
+	UINT64 ext, a, marked = 0;
+	const UINT64 rt = EFI_MEMORY_UC | EFI_MEMORY_RUNTIME;
+
+	if (!LB_DXE_FLASH_RUNTIME) /* ARCH/cpu.h */
+		return;
+	ds = dxe_services();
+	ext = lb_flash_extent((const unsigned char *)(UINTN)top, LB_DXE_FLASH_SCAN);
+	a = top - ext;
+	if (!ds || !ext)
+		return;
+	while (a < top) {
+		EFI_GCD_MEMORY_SPACE_DESCRIPTOR d;
+		UINT64 end, len, base;
+		EFI_STATUS s = ds->GetMemorySpaceDescriptor(a, &d);
+
+		if (EFI_ERROR(s) || d.Length == 0 || d.BaseAddress > a) {
+			step_status("GetMemorySpaceDescriptor(flash)", s);
+			return;
+		}
+		end = d.BaseAddress + d.Length;
+		if (end > top || end < a)
+			end = top;
+		len = end - a;
+		if (d.GcdMemoryType == EFI_GCD_MEMORY_TYPE_NONEXISTENT) {
+			base = a;
+			s = ds->AddMemorySpace(EFI_GCD_MEMORY_TYPE_MMIO, a, len, rt);
+			if (!EFI_ERROR(s))
+				s = ds->AllocateMemorySpace(EFI_GCD_ALLOCATE_ADDRESS, EFI_GCD_MEMORY_TYPE_MMIO,
+							    0, len, &base, self, NULL);
+			if (!EFI_ERROR(s))
+				s = ds->SetMemorySpaceAttributes(a, len, rt);
+			if (EFI_ERROR(s)) {
+				step_status("marking the flash runtime MMIO", s);
+				return;
+			}
+			marked += len;
+		} else if (d.GcdMemoryType == EFI_GCD_MEMORY_TYPE_MMIO && !(d.Attributes & EFI_MEMORY_RUNTIME)) {
+			s = ds->SetMemorySpaceCapabilities(a, len, d.Capabilities | rt);
+			if (!EFI_ERROR(s))
+				s = ds->SetMemorySpaceAttributes(a, len, d.Attributes | rt);
+			if (EFI_ERROR(s)) {
+				step_status("marking the flash runtime MMIO", s);
+				return;
+			}
+			marked += len;
+		}
+		a = end;
+	}
+	if (marked) {
+		put("lbootdxe: flash ");
+		put("0x");
+		put_hex(top - ext, 8);
+		put("-");
+		put("0x");
+		put_hex(top - 1, 8);
+		put(": ");
+		put_dec(marked);
+		put(" bytes more described as runtime MMIO for the OS\n");
+	}
+}
+
 /* ---- initrd through LoadFile2 on the LINUX_EFI_INITRD_MEDIA vendor path -- */
 static VOID *initrd_buf;
 static UINTN initrd_size;
@@ -566,6 +639,7 @@ static __attribute__((noreturn)) void boot_linux(void)
 		put(", served by LoadFile2 on LINUX_EFI_INITRD_MEDIA\n");
 	}
 
+	mark_flash_runtime();
 	set_node(&kernel_dp.mem.Header, HARDWARE_DEVICE_PATH, HW_MEMMAP_DP,
 		 sizeof(kernel_dp.mem));
 	kernel_dp.mem.MemoryType = EfiBootServicesData;

@@ -86,8 +86,9 @@ disk_with "$T/d-v2.img" "$T/v2.lbu"
 cp "$T/flash-v1.img" "$T/flash.img"
 E2E_REBOOT=1 E2E_FLASH=$T/flash.img qemu_start -drive "file=$T/d-v2.img,format=raw,if=virtio,snapshot=on"
 expect 'lboot: firmware version 1, 1 update key' 180 && ok "update: v1 starts" || not_ok "update: v1 starts"
-if expect "lboot: update /dev/vda[0-9]*:$UPD: version 2 \\(lboot e2e v2\\) written to /dev/mtd[0-9]+: [0-9]+ of 4096 erase blocks, each read back; restarting into it" 300; then
+if expect "lboot: update /dev/vda[0-9]*:$UPD: version 2 \\(lboot e2e v2\\) written to /dev/mtd[0-9]+: [0-9]+ of 4096 erase blocks, each read back \\([0-9]+ ms with the checks\\); restarting into it" 300; then
 	ok "update: v1 wrote v2 through MTD, each block read back"
+	log "$(tr -d '\r' <"$T/serial.log" | grep -o 'version 2 (lboot e2e v2) written to .*' | head -1)"
 else
 	grep -E 'lboot: update|mtd|physmap|flash' "$T/serial.log" | head -8 | sed 's/^/# /'
 	not_ok "update: v1 wrote v2 through MTD, each block read back"

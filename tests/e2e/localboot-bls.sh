@@ -23,7 +23,7 @@ qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
 expect 'lboot [^ ]+ starting' 120 && ok "banner" || not_ok "banner"
 expect 'lboot: found /dev/vda1 ext4 uuid=6d3e1c2a-0b4f-4c5d-9e8f-1a2b3c4d5e6f label=BLSBOOT \(hd0,gpt1\)' 60 &&
 	ok "ext4 partition found with uuid, label, grub name" || not_ok "ext4 partition found"
-expect "lboot: kexec 'lboot BLS test' kernel=/vmlinuz-test initrd=/initrd-test.img cmdline=console=ttyS0 lboot-test=bls quiet" 60 &&
+expect "lboot: kexec 'lboot BLS test' kernel=/vmlinuz-test initrd=/initrd-test.img cmdline=initrd=\\\\initrd-test.img console=ttyS0 lboot-test=bls quiet" 60 &&
 	ok "kexec line" || not_ok "kexec line"
 expect 'lboot-target: cmdline: .*lboot-test=bls' 180 && ok "target OS booted with the entry's command line" ||
 	not_ok "target OS booted with the entry's command line"

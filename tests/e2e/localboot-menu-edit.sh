@@ -25,7 +25,7 @@ expect ' 1\) editable \(/dev/vda1\) \[default\]' 5 && ok "entry listed with devi
 send ' '
 expect 'lboot> ' 20 && ok "countdown stopped at the prompt" || not_ok "countdown stopped at the prompt"
 send 'e'
-expect 'current: console=ttyS0 lboot-test=original' 20 && ok "editor shows the current line" ||
+expect 'current: initrd=\\initrd.img console=ttyS0 lboot-test=original' 20 && ok "editor shows the current line" ||
 	not_ok "editor shows the current line"
 expect 'new \(empty keeps it' 5 && ok "editor prompts for the new line" || not_ok "editor prompts for the new line"
 # typed character by character, as a person on a serial console would

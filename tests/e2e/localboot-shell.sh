@@ -32,7 +32,7 @@ send 's'
 expect 'lboot: starting /bin/sh' 20 && ok "shell started" || not_ok "shell started"
 sleep 2
 send 'lboot boot --dry-run --timeout 0 --wait 0; echo "rc=$?"\r'
-expect "lboot: would kexec 'from the menu after a shell' kernel=/vmlinuz initrd=/initrd.img cmdline=console=ttyS0 lboot-test=after-shell" 60 &&
+expect "lboot: would kexec 'from the menu after a shell' kernel=/vmlinuz initrd=/initrd.img cmdline=initrd=\\\\initrd.img console=ttyS0 lboot-test=after-shell" 60 &&
 	ok "boot --dry-run from the shell" || not_ok "boot --dry-run from the shell"
 expect '^rc=0' 20 && ok "dry run exit status 0" || not_ok "dry run exit status 0"
 send 'exit\r'

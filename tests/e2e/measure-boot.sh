@@ -59,7 +59,8 @@ grep -aq "lboot: verify: NOT verified (verify off)" "$T/log.bin" &&
 # lboot's events carry the digests an independent tool computes
 want_k=$(pesign -h -d sha256 -i "$R/vmlinuz" | sed -n 's/^hash: //p')
 want_i=$(sha256sum <"$R/initrd.img" | cut -d' ' -f1)
-want_c=$( { printf '%s' "$CMD" | iconv -f utf-8 -t utf-16le; printf '\0\0'; } | sha256sum | cut -d' ' -f1)
+# the command line as systemd-boot hands it to the kernel (its initrd= word first)
+want_c=$( { printf '%s' "initrd=\\initrd.img $CMD" | iconv -f utf-8 -t utf-16le; printf '\0\0'; } | sha256sum | cut -d' ' -f1)
 tr -d ' ' <"$T/log.yaml" | grep -qi "Digest:\"$want_k\"" && ok "PCR 4 event holds the kernel's Authenticode digest (pesign)" ||
 	not_ok "PCR 4 event holds the kernel's Authenticode digest (pesign)"
 tr -d ' ' <"$T/log.yaml" | grep -qi "Digest:\"$want_i\"" && ok "PCR 9 event holds the initrd's SHA-256 (sha256sum)" ||

@@ -63,7 +63,8 @@ PY
 }
 ZERO=$(printf '0%.0s' $(seq 1 64))
 dk=$(pesign -h -d sha256 -i "$T/honest/vmlinuz" | sed -n 's/^hash: //p' | tr 'A-F' 'a-f')
-dc=$( { printf '%s' "$CMD" | iconv -f utf-8 -t utf-16le; printf '\0\0'; } | sha256sum | cut -d' ' -f1)
+# the command line as systemd-boot hands it to the kernel (its initrd= word first)
+dc=$( { printf '%s' "initrd=\\initrd.img $CMD" | iconv -f utf-8 -t utf-16le; printf '\0\0'; } | sha256sum | cut -d' ' -f1)
 di=$(sha256sum <"$T/honest/initrd.img" | cut -d' ' -f1)
 
 # 1. honest

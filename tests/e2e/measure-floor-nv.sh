@@ -28,7 +28,7 @@ initrd  /initrd.img
 options console=ttyS0 lboot-test=$id lboot-test.tpm quiet
 EOT
 	"$OUT/lboot" manifest -o "$R/loader/entries/$id.manifest" --entry "$id" --kernel "$R/vmlinuz" \
-		--initrd "$R/initrd.img" --cmdline "console=ttyS0 lboot-test=$id lboot-test.tpm quiet" \
+		--initrd "$R/initrd.img" --cmdline "initrd=\\initrd.img console=ttyS0 lboot-test=$id lboot-test.tpm quiet" \
 		--version "$ver" --expires 2099-01-01 &&
 	minisign -S -s "$K/k.key" -m "$R/loader/entries/$id.manifest" -t "$id" >/dev/null ||
 		{ not_ok "manifest $id"; exit 1; }

@@ -62,8 +62,12 @@ sed -i 's/lboot-test=edited/lboot-test=edited init=\/bin\/sh/' "$R/loader/entrie
 # manifests: one whole, one listing another initrd (a signed old file mixed
 # with the entry), one expired; signed with the legacy Ed algorithm for one
 man() { # ID INITRD EXPIRES [minisign -l]
+	# the command line as lboot passes it: systemd-boot's initrd= word
+	# names the entry's own initrd (for mixed-manifest, not INITRD)
+	local ei
+	ei=$(sed -n 's|^initrd  */||p' "$R/loader/entries/$1.conf")
 	"$OUT/lboot" manifest -o "$R/loader/entries/$1.manifest" --entry "$1" --kernel "$R/vmlinuz" \
-		--initrd "$R/$2" --cmdline "console=ttyS0 lboot-test=${1%%-*} quiet" \
+		--initrd "$R/$2" --cmdline "initrd=\\$ei console=ttyS0 lboot-test=${1%%-*} quiet" \
 		--version 3 --expires "$3" || { not_ok "lboot manifest $1"; exit 1; }
 	minisign -S $4 -s "$K/trusted.key" -m "$R/loader/entries/$1.manifest" -t "$1" >/dev/null ||
 		{ not_ok "sign manifest $1"; exit 1; }
@@ -103,7 +107,7 @@ chk mixed-manifest '/initrd-f.img: changed after signing \(manifest /loader/entr
 chk expired-manifest '/loader/entries/expired-manifest.manifest: expired \(2020-01-01T00:00:00Z\)'
 expect "lboot: verified 'whole': kernel, 1 initrd and command line by manifest /loader/entries/whole.manifest v3, key [0-9A-F]{16}" 240 &&
 	ok "the whole entry is verified by its manifest" || not_ok "the whole entry is verified by its manifest"
-expect "lboot: kexec 'whole' kernel=/vmlinuz initrd=/initrd-g.img cmdline=console=ttyS0 lboot-test=whole quiet" 60 &&
+expect "lboot: kexec 'whole' kernel=/vmlinuz initrd=/initrd-g.img cmdline=initrd=\\\\initrd-g.img console=ttyS0 lboot-test=whole quiet" 60 &&
 	ok "kexec line" || not_ok "kexec line"
 expect 'lboot-target: cmdline: .*lboot-test=whole' 180 && ok "target OS booted the verified entry" ||
 	not_ok "target OS booted the verified entry"

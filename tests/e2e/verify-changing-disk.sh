@@ -109,7 +109,7 @@ EOT
 entry main a1; entry sig a2; entry fallback a3
 sign "$R/loader/entries/sig.conf"; sign "$R/loader/entries/fallback.conf"
 "$OUT/lboot" manifest -o "$R/loader/entries/main.manifest" --entry main --kernel "$R/vmlinuz" \
-	--initrd "$R/initrd-main.img" --cmdline "console=ttyS0 lboot-test=main quiet" \
+	--initrd "$R/initrd-main.img" --cmdline "initrd=\\initrd-main.img console=ttyS0 lboot-test=main quiet" \
 	--version 1 --expires 2099-01-01 && sign "$R/loader/entries/main.manifest" ||
 	{ not_ok "lboot manifest main"; exit 1; }
 printf 'default main.conf\ntimeout 0\n' >"$R/loader/loader.conf"
@@ -185,7 +185,7 @@ for d in main sig; do
 	expect 'lboot: fault injection: page cache dropped after the check \(lboot.fault_dropcaches\)' 30 &&
 		ok "$c: page cache dropped between the check and the load" ||
 		not_ok "$c: page cache dropped between the check and the load"
-	expect "lboot: kexec '$d' kernel=/vmlinuz initrd=/initrd-$d.img cmdline=console=ttyS0 lboot-test=$d quiet" 60 &&
+	expect "lboot: kexec '$d' kernel=/vmlinuz initrd=/initrd-$d.img cmdline=initrd=\\\\initrd-$d.img console=ttyS0 lboot-test=$d quiet" 60 &&
 		ok "$c: kexec line" || not_ok "$c: kexec line"
 	expect 'lboot-target: (TARGET-OS-UP|UNVERIFIED-B)' 180 &&
 		expect "lboot-target: cmdline: .*lboot-test=$d" 30 &&
@@ -206,7 +206,7 @@ expect "$R1 'main' \(/dev/vda1\): /initrd-main.img: changed after signing \(mani
 	ok "$c: 'main' refused: changed after signing" || not_ok "$c: 'main' refused: changed after signing"
 expect "$R1 'sig' \(/dev/vda1\): /initrd-sig.img: bad signature" 240 &&
 	ok "$c: 'sig' refused: bad signature" || not_ok "$c: 'sig' refused: bad signature"
-expect "lboot: kexec 'fallback' kernel=/vmlinuz initrd=/initrd-fallback.img cmdline=console=ttyS0 lboot-test=fallback quiet" 240 &&
+expect "lboot: kexec 'fallback' kernel=/vmlinuz initrd=/initrd-fallback.img cmdline=initrd=\\\\initrd-fallback.img console=ttyS0 lboot-test=fallback quiet" 240 &&
 	ok "$c: the next entry is loaded" || not_ok "$c: the next entry is loaded"
 expect 'lboot-target: cmdline: .*lboot-test=fallback' 180 && ok "$c: the target booted 'fallback'" ||
 	not_ok "$c: the target booted 'fallback'"

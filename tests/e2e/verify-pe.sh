@@ -52,7 +52,7 @@ entry flipped a2 vmlinuz-flipped
 entry debian-signed a3 vmlinuz-debian
 # the Debian kernel's entry also gets a manifest, with the kernel's Authenticode digest
 "$OUT/lboot" manifest -o "$R/loader/entries/debian-manifest.manifest" --entry debian-manifest \
-	--kernel "$R/vmlinuz-debian" --initrd "$R/initrd.img" --cmdline "console=ttyS0 lboot-test=debian-manifest quiet" \
+	--kernel "$R/vmlinuz-debian" --initrd "$R/initrd.img" --cmdline "initrd=\\initrd.img console=ttyS0 lboot-test=debian-manifest quiet" \
 	--version 1 --expires 2099-01-01 &&
 	grep -q '^kernel-authenticode sha256:' "$R/loader/entries/debian-manifest.manifest" &&
 	minisign -S -s "$K/trusted.key" -m "$R/loader/entries/debian-manifest.manifest" >/dev/null ||

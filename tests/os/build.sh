@@ -4,6 +4,11 @@
 # LAYOUT: grub-lvm   GPT: ESP (vfat) at /boot/efi, /boot on ext4, root on
 #                    LVM (VG lbdeb, LV root, ext4); GRUB from the image's own
 #                    grub-efi-amd64 (grub-install --removable, update-grub)
+#         sdboot     GPT: ESP (vfat) at /boot/efi, root on ext4; the image's
+#                    own systemd-boot (bootctl install --no-variables: also
+#                    EFI/BOOT/BOOTX64.EFI) and entries written by
+#                    kernel-install (Debian's zz-systemd-boot hook), with
+#                    D-Bus (logind: systemctl reboot --boot-loader-entry=)
 # The system is made with mmdebstrap from Debian's archive (the machine's own
 # apt sources), with systemd, linux-image-amd64, initramfs-tools and what the
 # layout needs. It is then installed onto the disk by itself, as the Debian
@@ -24,11 +29,12 @@ set -euo pipefail
 # stdout is the image's path alone: everything else (mkfs, mmdebstrap, the
 # tools' chatter) goes to stderr
 exec 3>&1 1>&2
-layout=${1:?usage: tests/os/build.sh grub-lvm}
+layout=${1:?usage: tests/os/build.sh grub-lvm|sdboot}
 here=$(cd "$(dirname "$0")" && pwd)
 case $layout in
 grub-lvm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,lvm2,grub-efi-amd64 ;;
-*) echo "os: unknown layout '$layout' (grub-lvm)" >&2; exit 2 ;;
+sdboot) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,systemd-boot,dbus,zstd ;;
+*) echo "os: unknown layout '$layout' (grub-lvm, sdboot)" >&2; exit 2 ;;
 esac
 . "$here/../../scripts/cache.sh"
 lboot_cache os
@@ -85,6 +91,16 @@ UUID=1B00-71A0  /boot/efi  vfat  umask=0077  0 1
 EOT
 	sed -i -e 's/^GRUB_TIMEOUT=.*/GRUB_TIMEOUT=1/' \
 		-e 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="console=ttyS0,115200"/' "$r/etc/default/grub"
+	;;
+sdboot)
+	cat >"$r/etc/fstab" <<EOT
+UUID=1b000008-0000-4000-8000-000000000008  /          ext4  errors=remount-ro  0 1
+UUID=1B00-71B0  /boot/efi  vfat  umask=0077  0 1
+EOT
+	# the command line kernel-install writes into the entries (without
+	# it, the installing machine's own /proc/cmdline)
+	mkdir -p "$r/etc/kernel"
+	echo "root=UUID=1b000008-0000-4000-8000-000000000008 ro console=ttyS0,115200 quiet" >"$r/etc/kernel/cmdline"
 	;;
 esac
 # the initramfs as the installer's last step makes it, with the system's

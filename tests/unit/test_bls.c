@@ -166,6 +166,14 @@ int main(void)
 		if (l.n == 2) {
 			CHECK_STR(l.v[0].title, "Debian GNU/Linux 12 (bookworm) (6.1.0-18-amd64)");
 			CHECK_STR(l.v[1].title, "Debian GNU/Linux 12 (bookworm) (6.1.0-13-amd64)");
+			/* what systemd-boot 252 hands the kernel: initrd= and the
+			 * entry's path made an EFI path, then the options */
+			CHECK_STR(l.v[0].cmdline,
+				  "initrd=\\0123456789abcdef0123456789abcdef\\6.1.0-18-amd64\\initrd.img "
+				  "root=UUID=6a5f2b1c-0d7e-4c4f-9a51-2b3c4d5e6f70 ro quiet "
+				  "systemd.machine_id=0123456789abcdef0123456789abcdef");
+			/* the file itself, as before */
+			CHECK_STR(l.v[0].initrd[0], "/0123456789abcdef0123456789abcdef/6.1.0-18-amd64/initrd.img");
 		}
 		lb_entries_free(&l);
 	}
@@ -218,7 +226,9 @@ int main(void)
 			CHECK_STR(l.v[2].id, "arch-arm");
 			CHECK_INT(l.v[2].hidden, 1);
 			CHECK_STR(l.v[3].id, "arch");
-			CHECK_STR(l.v[3].cmdline, "root=PARTUUID=4a1e9b4c-6c0a-4b2a-9c7e-1f2e3d4c5b6a rw quiet");
+			/* systemd-boot's initrd= words first, one per initrd */
+			CHECK_STR(l.v[3].cmdline, "initrd=\\intel-ucode.img initrd=\\initramfs-linux.img "
+				  "root=PARTUUID=4a1e9b4c-6c0a-4b2a-9c7e-1f2e3d4c5b6a rw quiet");
 			CHECK_INT(l.v[3].n_initrd, 2);
 			CHECK_STR(l.v[3].initrd[0], "/intel-ucode.img");
 			CHECK_STR(l.v[3].initrd[1], "/initramfs-linux.img");
@@ -245,6 +255,75 @@ int main(void)
 			CHECK_INT(l.v[0].is_default, 1);
 		}
 		CHECK_INT(l.timeout, 0); /* menu-hidden */
+		if (t_failed_now)
+			dump(&l);
+		lb_entries_free(&l);
+	}
+	TEST("bls systemd-boot initrd= words") {
+		static const struct {
+			const char *initrd[3];
+			const char *options;
+			const char *want; /* the command line after, NULL: none */
+			int type, refused;
+		} t[] = {
+			{ { "/a/b/initrd.img" }, "root=x ro", "initrd=\\a\\b\\initrd.img root=x ro", LB_ENTRY_LINUX, 0 },
+			/* no leading '/'; runs of '/' and '\' one '\' */
+			{ { "a//b/\\c", "/d" }, NULL, "initrd=\\a\\b\\c initrd=\\d", LB_ENTRY_LINUX, 0 },
+			{ { "/x.img", "/y.img", "/z.img" }, "q", "initrd=\\x.img initrd=\\y.img initrd=\\z.img q", LB_ENTRY_LINUX, 0 },
+			{ { NULL }, "root=x", "root=x", LB_ENTRY_LINUX, 0 },
+			{ { NULL }, NULL, NULL, LB_ENTRY_LINUX, 0 },
+			{ { "/u.img" }, "root=x", "root=x", LB_ENTRY_UKI, 0 }, /* not for a UKI */
+			{ { "/caf\xc3\xa9/i.img" }, "r", "initrd=\\caf\xc3\xa9\\i.img r", LB_ENTRY_LINUX, 0 },
+			{ { "/\xe2\x82\xac.img" }, "r", "initrd=\\\xe2\x82\xac.img r", LB_ENTRY_LINUX, 0 },
+			{ { "/k'1.img" }, "r", "initrd=\\k'1.img r", LB_ENTRY_LINUX, 0 },
+			/* refused: the word would split, quote, or not be what
+			 * systemd-boot passes (it drops bytes that are not UTF-8;
+			 * UCS-2 has no room beyond U+FFFF) */
+			{ { "/ok.img", "/a b.img" }, "r", "r", LB_ENTRY_LINUX, 1 },
+			{ { "/a\tb" }, "r", "r", LB_ENTRY_LINUX, 1 },
+			{ { "/a\"b" }, NULL, NULL, LB_ENTRY_LINUX, 1 },
+			{ { "/a\x7f" }, "r", "r", LB_ENTRY_LINUX, 1 },
+			{ { "/a\xff.img" }, "r", "r", LB_ENTRY_LINUX, 1 },
+			{ { "/a\xc3" }, "r", "r", LB_ENTRY_LINUX, 1 },          /* cut short */
+			{ { "/a\xc0\xaf" }, "r", "r", LB_ENTRY_LINUX, 1 },      /* overlong '/' */
+			{ { "/a\xed\xa0\x80" }, "r", "r", LB_ENTRY_LINUX, 1 },  /* surrogate */
+			{ { "/a\xf0\x9f\x98\x80" }, "r", "r", LB_ENTRY_LINUX, 1 },
+		};
+
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			struct lb_entry e = { 0 };
+			const char *bad = "unset";
+
+			e.type = t[i].type;
+			for (size_t j = 0; j < 3 && t[i].initrd[j]; j++)
+				CHECK_INT(lb_entry_add_initrd(&e, t[i].initrd[j]), 0);
+			e.cmdline = t[i].options ? strdup(t[i].options) : NULL;
+			CHECK_INT(lb_bls_sdboot_cmdline(&e, &bad), t[i].refused ? -EINVAL : 0);
+			if (t[i].refused)
+				CHECK(bad && e.n_initrd && !strcmp(bad, e.initrd[e.n_initrd - 1]));
+			else
+				CHECK(bad == NULL);
+			if (t[i].want)
+				CHECK_STR(e.cmdline, t[i].want);
+			else
+				CHECK(e.cmdline == NULL);
+			if (t_failed_now)
+				printf("#  case %zu: %s\n", i, e.cmdline ? e.cmdline : "(null)");
+			lb_entry_free(&e);
+		}
+	}
+	TEST("bls scan: an entry whose initrd= word would not be one word is dropped") {
+		struct lb_fs fs = fs_of("bls/badinitrd", dir, sizeof(dir));
+		struct lb_entries l = LB_ENTRIES_INIT;
+
+		CHECK_INT(lb_bls_scan(&fs, "", &l), 0);
+		CHECK_INT(l.n, 1);
+		if (l.n == 1) {
+			CHECK_STR(l.v[0].id, "good");
+			CHECK_STR(l.v[0].cmdline, "initrd=\\i.img root=x");
+			CHECK_INT(l.v[0].is_default, 1);
+		}
+		CHECK(has_msg(&l, "bad.conf:2: skipped: initrd '/a b.img' has a blank"));
 		if (t_failed_now)
 			dump(&l);
 		lb_entries_free(&l);

@@ -101,6 +101,25 @@ int main(void)
 		/* a NUL where a separator should be */
 		CHECK_INT(lb_kmsg_parse("6,1\0002,-;x\n", 10, &r), -EINVAL);
 	}
+	TEST("unescape: backslashes and UTF-8 as printed, control bytes escaped") {
+		static const struct { const char *in, *out; } t[] = {
+			{ "cmdline=initrd=\\x5cinit.img", "cmdline=initrd=\\init.img" },
+			{ "caf\\xc3\\xa9 \\x5c\\x5c", "caf\xc3\xa9 \\\\" },
+			{ "a\\x0ab\\x1b\\x7f", "a\\x0ab\\x1b\\x7f" }, /* stay */
+			{ "\\x41 \\x5C \\x5 \\x", "\\x41 \\x5C \\x5 \\x" }, /* not the kernel's */
+			{ "\\x5cx1b", "\\x1b" },
+			{ "", "" },
+		};
+		for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
+			char ub[64];
+			size_t n = strlen(t[i].in);
+
+			memcpy(ub, t[i].in, n + 1);
+			n = lb_kmsg_unescape(ub, n);
+			ub[n] = 0;
+			CHECK_STR(ub, t[i].out);
+		}
+	}
 	TEST("boot log: whole lines, the newest kept") {
 		char log[32];
 		size_t n = 0;

@@ -28,6 +28,11 @@
 #define LB_DXE_FLASH_SCAN     0x4000000ull
 #define LB_DXE_FLASH_MAP_BASE 0x200000ull
 #define LB_DXE_FLASH_MAP_LEN  (0x4000000ull - 0x200000ull)
+/* not yet on arm64: the flash as runtime MMIO for the OS serves firmware
+ * updates through the MTD driver, an x86-only path so far; our mapping
+ * above is boot-time, write-through, and AAVMF's VirtNorFlashDxe already
+ * describes unit 1 (the variable store) as runtime MMIO */
+#define LB_DXE_FLASH_RUNTIME  0
 
 static inline void lb_dxe_console_init(unsigned long long c)
 {

@@ -22,6 +22,9 @@
 #define LB_DXE_FLASH_SCAN     (16ull << 20)
 #define LB_DXE_FLASH_MAP_BASE 0ull
 #define LB_DXE_FLASH_MAP_LEN  0ull
+/* the whole flash described as runtime MMIO for the OS (lbootdxe.c
+ * mark_flash_runtime: the MTD driver of firmware updates claims it) */
+#define LB_DXE_FLASH_RUNTIME  1
 
 static inline void lb_dxe_console_init(unsigned long long c)
 {

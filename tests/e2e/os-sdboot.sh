@@ -1,0 +1,156 @@
+#!/bin/bash
+# A real installed Debian 12 (tests/os/build.sh sdboot: systemd-boot, entries
+# written by kernel-install, root on ext4, systemd with D-Bus) booted by
+# stock OVMF and the disk's own systemd-boot (the oracle), then by the
+# LinuxBoot ROM (lboot reads the same loader/entries), each as one machine
+# that reboots once (QEMU without -no-reboot; the disk a snapshot of the
+# cached image kept across the reboot):
+#   boot 1: the default entry (kernel-install's). The OS runs
+#           `systemctl reboot --boot-loader-entry=lboot-second.conf` (an
+#           admin's own entry; logind writes LoaderEntryOneShot) and reboots.
+#   boot 2: that entry, once; the OS powers off.
+# From inside the OS each time (the fixture's lboot-report unit, once the
+# system is up): the state systemd reached, /proc/cmdline word for word
+# (systemd-boot's initrd= words included), the kernel it runs, the root and
+# the ESP it mounted, EFI or not, LoaderEntrySelected; each equal between
+# the two loaders. Then what the OS's own bootctl says about the loader
+# (`bootctl status`, `bootctl list`) and what logind offers systemctl
+# (CanRebootToBootLoaderEntry/Menu) under each.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rom-lib.sh"
+e2e_init os-sdboot
+[ "$(id -u)" = 0 ] || { skip "fixture" "building the installed system needs root"; exit 0; }
+img=$("$E2E_ROOT/tests/os/build.sh" sdboot 2>"$T/build.log") && [ -f "$img" ] ||
+	{ sed 's/^/# /' "$T/build.log" | tail -30; not_ok "fixture: Debian 12 with systemd-boot ('$img')"; exit 1; }
+ok "fixture: Debian 12 with systemd-boot, entries by kernel-install ($img)"
+
+MID=1b0c0ffee0000000000000000000f1a0   # the fixture's machine-id (build.sh)
+# the control disk the fixture's report unit reads (label LBCTL)
+mkdir -p "$T/ctl"
+printf 'systemctl reboot --boot-loader-entry=lboot-second.conf\n' >"$T/ctl/boot1"
+mkpart_vfat "$T/ctl.img" 2 "$T/ctl" LBCTL 1BC7C7C8
+
+# boot N's report lines into $R/NAME-N.report (the serial log holds both boots)
+R=$T
+# (bytes, not characters: systemd-boot's menu leaves bytes that are not
+# UTF-8 on the line before the next boot's first report line)
+report() {
+	tr -d '\r' <"$T/serial.log" | LC_ALL=C sed -n 's/^.*\(OS-REPORT: .*\)$/\1/p' |
+		LC_ALL=C awk -v d="$R/$1" '/^OS-REPORT: count=/ { n = substr($0, 18) } n { print > (d "-" n ".report") }'
+}
+field() { [ -f "$R/$1.report" ] && sed -n "s/^OS-REPORT: $2=//p" "$R/$1.report" | head -n1; }
+lines() { [ -f "$R/$1.report" ] && sed -n "s/^OS-REPORT: $2: //p" "$R/$1.report"; }
+machine() { # NAME FIRMWARE VARS: one machine, both boots (run in a subshell)
+	T=$R/$1
+	mkdir -p "$T"
+	QEMU_PID=
+	trap 'qemu_stop' EXIT
+	E2E_REBOOT=1 E2E_FIRMWARE=$2 E2E_VARS=$3 qemu_start \
+		-drive "file=$img,format=raw,if=virtio,snapshot=on" -drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on"
+	expect 'OS-REPORT: count=1' 600 && expect 'OS-REPORT: done' 120 &&
+		ok "$1: boot 1: the OS is up ($(elapsed) s)" || not_ok "$1: boot 1: the OS is up"
+	expect 'OS-REPORT: count=2' 600 && expect 'OS-REPORT: done' 120 &&
+		ok "$1: boot 2, after systemctl reboot --boot-loader-entry=: the OS is up ($(elapsed) s)" ||
+		not_ok "$1: boot 2, after systemctl reboot --boot-loader-entry=: the OS is up"
+	qemu_wait 60 || true
+	qemu_stop
+	report "$1"
+	cp "$T/serial.log" "$R/serial-$1.log"
+	[ "$E2E_FAILED" = 0 ] || { tail -n 30 "$T/serial.log" | tr -d '\r' | sed "s/^/# $1 | /"; }
+	exit "$E2E_FAILED"
+}
+
+# the two machines side by side (one vCPU each): stock OVMF with the disk's
+# own systemd-boot (EFI/BOOT/BOOTX64.EFI, no Boot#### entry), and the
+# LinuxBoot ROM
+rom_build "$T/lboot.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
+	--cmdline "$ROM_CMDLINE_TEST"
+t0=$SECONDS
+(machine sdboot /usr/share/OVMF/OVMF_CODE_4M.fd /usr/share/OVMF/OVMF_VARS_4M.fd) &
+spid=$!
+(machine rom "$R/lboot.rom" "$R/lboot-vars.fd") || E2E_FAILED=1
+wait "$spid" || E2E_FAILED=1
+log "both machines, both boots: $((SECONDS - t0)) s"
+grep -q "lboot: kexec 'Debian GNU/Linux 12 (bookworm)'" "$T/serial-rom.log" &&
+	ok "boot 1: lboot boots kernel-install's entry (the default)" ||
+	not_ok "boot 1: lboot boots kernel-install's entry (the default)"
+grep -q "lboot: default 'lboot fixture: second' chosen by EFI variable LoaderEntryOneShot=lboot-second.conf" "$T/serial-rom.log" &&
+	ok "boot 2: lboot takes the one-shot entry logind wrote (LoaderEntryOneShot=lboot-second.conf)" ||
+	not_ok "boot 2: lboot takes the one-shot entry logind wrote (LoaderEntryOneShot=lboot-second.conf)"
+
+for n in 1 2; do
+	for b in sdboot rom; do
+		[ "$(field $b-$n state)" = running ] && ok "$b boot $n: systemd reached a running system (no failed unit)" ||
+			not_ok "$b boot $n: systemd state is '$(field $b-$n state)', not running"
+	done
+	for f in cmdline uname root esp efi entry; do
+		s=$(field sdboot-$n $f) r=$(field rom-$n $f)
+		if [ -n "$s" ] && [ "$s" = "$r" ]; then
+			ok "boot $n: the OS sees the same $f through lboot as through systemd-boot: $s"
+		else
+			not_ok "boot $n: the OS sees a different $f: systemd-boot '$s', lboot '$r'"
+		fi
+	done
+done
+# what the entries say (not only equal to the oracle: the right ones)
+ver=$(field rom-1 uname)
+case $(field rom-1 cmdline) in
+"initrd=\\$MID\\$ver\\initrd.img-$ver root=UUID=1b000008-0000-4000-8000-000000000008 ro console=ttyS0,115200 quiet systemd.machine_id=$MID")
+	ok "boot 1: systemd-boot's initrd= word first (the entry's initrd as an EFI path), then the entry's options" ;;
+*) not_ok "boot 1: command line '$(field rom-1 cmdline)'" ;;
+esac
+case $(field rom-2 cmdline) in
+"initrd=\\"*' lboot-fixture=second') ok "boot 2: the admin's entry's command line" ;;
+*) not_ok "boot 2: command line '$(field rom-2 cmdline)'" ;;
+esac
+[ "$(field rom-1 entry)" = "$MID-$ver.conf" ] && ok "boot 1: LoaderEntrySelected is kernel-install's entry ($MID-$ver.conf)" ||
+	not_ok "boot 1: LoaderEntrySelected '$(field rom-1 entry)'"
+[ "$(field rom-2 entry)" = lboot-second.conf ] && ok "boot 2: LoaderEntrySelected is lboot-second.conf" ||
+	not_ok "boot 2: LoaderEntrySelected '$(field rom-2 entry)'"
+[ "$(field rom-1 root)" = /dev/vda2 ] && [ "$(field rom-1 esp)" = /dev/vda1 ] &&
+	ok "root /dev/vda2, ESP /dev/vda1 at /boot/efi" || not_ok "root '$(field rom-1 root)', ESP '$(field rom-1 esp)'"
+
+# the OS's own bootctl and logind, under each loader
+case $(field sdboot-1 loader) in
+"systemd-boot "*) ok "the oracle: LoaderInfo '$(field sdboot-1 loader)'" ;;
+*) not_ok "the oracle's LoaderInfo '$(field sdboot-1 loader)'" ;;
+esac
+case $(field rom-1 loader) in
+"lboot "*) ok "the OS reads LoaderInfo: $(field rom-1 loader)" ;;
+*) not_ok "LoaderInfo '$(field rom-1 loader)'" ;;
+esac
+lines rom-1 bootctl | sed 's/^/# rom | /'
+bc() { lines rom-1 bootctl | grep -Eq -- "$1"; }
+[ "$(field rom-1 bootctl-status)" = 0 ] && ok "bootctl status under lboot: exit 0" ||
+	not_ok "bootctl status under lboot: exit '$(field rom-1 bootctl-status)'"
+bc '^ +Product: lboot [^ ]+$' && ok "bootctl status names lboot (Product: lboot ...)" ||
+	not_ok "bootctl status names lboot (Product: lboot ...)"
+for f in "Boot counting" "Default entry control" "One-shot entry control" "Support for XBOOTLDR partition" "Boot loader sets ESP information"; do
+	bc " +(Features: )?✓ $f$" && ok "bootctl status under lboot: ✓ $f" || not_ok "bootctl status under lboot: ✓ $f"
+done
+bc ' +(Features: )?✗ Menu timeout control$' && ok "bootctl status under lboot: ✗ Menu timeout control (not claimed)" ||
+	not_ok "bootctl status under lboot: ✗ Menu timeout control"
+bc "^ +ESP: /dev/disk/by-partuuid/6c6a2b7e-0b0a-4e1b-9d1d-0000000f1b01$" &&
+	ok "bootctl status: the ESP from LoaderDevicePartUUID" || not_ok "bootctl status: the ESP from LoaderDevicePartUUID"
+lines sdboot-1 bootctl | grep -Eq '^ +Product: systemd-boot ' &&
+	ok "the oracle: bootctl status names systemd-boot" || not_ok "the oracle: bootctl status names systemd-boot"
+for b in sdboot rom; do
+	l=$(lines $b-1 bootctl-list)
+	if grep -Eq "^ +id: $MID-$ver.conf$" <<<"$l" && grep -Eq '^ +id: lboot-second.conf$' <<<"$l"; then
+		ok "$b: bootctl list shows both entries by id"
+	else
+		not_ok "$b: bootctl list shows both entries by id"; sed "s/^/# $b | /" <<<"$l"
+	fi
+done
+for b in sdboot rom; do
+	[ "$(field $b-1 can-Entry)" = 's "yes"' ] && ok "$b: logind can reboot to a boot loader entry" ||
+		not_ok "$b: logind CanRebootToBootLoaderEntry '$(field $b-1 can-Entry)'"
+done
+# --boot-loader-menu= needs the menu timeout feature, which lboot does not
+# claim (docs/boot-state.md): logind offers it under systemd-boot only
+[ "$(field sdboot-1 can-Menu)" = 's "yes"' ] && ok "sdboot: logind can reboot to the boot loader menu" ||
+	not_ok "sdboot: logind CanRebootToBootLoaderMenu '$(field sdboot-1 can-Menu)'"
+[ "$(field rom-1 can-Menu)" = 's "na"' ] &&
+	ok "rom: logind offers no reboot to the boot loader menu (lboot does not claim LoaderConfigTimeoutOneShot; named exception)" ||
+	not_ok "rom: logind CanRebootToBootLoaderMenu '$(field rom-1 can-Menu)'"
+e2e_done
