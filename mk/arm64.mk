@@ -68,3 +68,32 @@ build/arm64/lbootdxe.efi: build/arm64/dxe/lbootdxe.elf out/lboot mk/arm64.mk
 	@grep -Eq 'Entry 5 [0-9a-f]+ [0-9a-f]*[1-9a-f][0-9a-f]* Base Relocation Directory' $@.pe.txt || \
 		{ echo "$@: no base relocations" >&2; exit 1; }
 	@mv $@.tmp $@
+
+# The arm64 LinuxBoot ROM (docs/arm64.md): Debian's AAVMF pruned by
+# rom/keep-aavmf.txt, lbootdxe for AArch64 instead of BdsDxe, and in pflash
+# unit 0 after AAVMF's 2 MiB a payload volume with the firmware kernel and
+# an initramfs whose /init is build/arm64/lboot-target. Unit 1:
+# out/lboot-arm64-vars.fd (AAVMF_VARS.fd). The firmware kernel is Debian's
+# own arm64 Image for now (scripts/arm64-kernel.sh: apt-get download through
+# a private apt state, cached), until lboot has an arm64 config (issue 27).
+#   cp out/lboot-arm64-vars.fd /tmp/unit1.fd
+#   qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1024 -nographic \
+#     -drive if=pflash,format=raw,unit=0,readonly=on,file=out/lboot-arm64.rom \
+#     -drive if=pflash,format=raw,unit=1,file=/tmp/unit1.fd
+ARM64_ROM_BASE    ?= /usr/share/AAVMF/AAVMF_CODE.fd
+ARM64_ROM_KEEP    ?= rom/keep-aavmf.txt
+ARM64_ROM_CMDLINE ?= console=ttyAMA0,115200 panic=10 quiet
+
+build/arm64/Image: scripts/arm64-kernel.sh scripts/cache.sh
+	@mkdir -p $(@D)
+	d=$$(scripts/arm64-kernel.sh) && cp "$$d/Image" $@.tmp && mv $@.tmp $@
+build/arm64/initramfs.cpio.xz: build/arm64/lboot-target out/lboot
+	out/lboot mkinitramfs --init build/arm64/lboot-target -o $@
+out/lboot-arm64.rom: out/lboot build/arm64/lbootdxe.efi build/arm64/Image \
+		build/arm64/initramfs.cpio.xz $(ARM64_ROM_KEEP) mk/arm64.mk
+	@mkdir -p $(@D)
+	out/lboot mkrom --arch arm64 --base $(ARM64_ROM_BASE) --keep $(ARM64_ROM_KEEP) \
+		--dxe build/arm64/lbootdxe.efi --kernel build/arm64/Image \
+		--initrd build/arm64/initramfs.cpio.xz --cmdline "$(ARM64_ROM_CMDLINE)" \
+		--vars-out out/lboot-arm64-vars.fd -o $@
+out/lboot-arm64-vars.fd: out/lboot-arm64.rom

@@ -53,4 +53,7 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 LBOOT_CACHE=$cache sh "$here/arm64-sysroot.sh" "$here/../build/arm64/musl-gcc" >/dev/null ||
   echo "deps: the arm64 sysroot could not be fetched: only the arm64 builds and tests will fail" >&2
+# the arm64 ROM's firmware kernel for now: Debian's arm64 Image, the same way
+LBOOT_CACHE=$cache sh "$here/arm64-kernel.sh" >/dev/null ||
+  echo "deps: Debian's arm64 kernel could not be fetched: only the arm64 ROM and its tests will fail" >&2
 exit 0

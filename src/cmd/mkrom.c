@@ -2,7 +2,8 @@
 #include "lboot.h"
 
 LB_APPLET(mkrom, LB_HOST,
-"usage: lboot mkrom [--base IMAGE] [--keep FILE] [--dxe lbootdxe.efi]\n"
+"usage: lboot mkrom [--arch auto|x86_64|arm64] [--base IMAGE] [--keep FILE]\n"
+"         [--dxe lbootdxe.efi]\n"
 "         [--kernel bzImage] [--initrd INITRAMFS] [--cmdline STR]\n"
 "         [--dxe-console com1|com2|com3|com4|0xPORT|none]\n"
 "         [--vars VARS.fd] [--vars-out FILE] [--size auto|4M|8M|16M]\n"
@@ -13,11 +14,17 @@ LB_APPLET(mkrom, LB_HOST,
 "lbootdxe (the BDS replacement that starts Linux from flash), the kernel, the\n"
 "initramfs and the command line, recompress, and write OUT atomically. The same\n"
 "inputs give the same bytes. Prints what was removed and kept and the sizes.\n"
-"  --base IMAGE     firmware image (default /usr/share/OVMF/OVMF_CODE_4M.fd)\n"
+"  --arch ARCH      x86_64 (OVMF, q35) or arm64 (AAVMF, QEMU virt); default:\n"
+"                   the base's (its DXE core's PE machine). arm64: unit 0 is\n"
+"                   64 MiB, the kernel and initramfs in a payload volume\n"
+"                   after the firmware's 2 MiB; unit 1 = AAVMF_VARS.fd\n"
+"  --base IMAGE     firmware image (default /usr/share/OVMF/OVMF_CODE_4M.fd;\n"
+"                   with --arch arm64 /usr/share/AAVMF/AAVMF_CODE.fd)\n"
 "  --keep FILE      keep list: one FFS GUID per line, '#' comments\n"
 "                   (default: keep everything but BdsDxe); 'remove GUID'\n"
 "                   lines remove that file wherever it is (PEIMs too)\n"
-"  --dxe FILE       the lbootdxe driver (default build/dxe/lbootdxe.efi)\n"
+"  --dxe FILE       the lbootdxe driver (default build/dxe/lbootdxe.efi; arm64:\n"
+"                   build/arm64/lbootdxe.efi); its machine must be the base's\n"
 "  --kernel FILE    bzImage with the EFI stub (without it the ROM halts with\n"
 "                   'lbootdxe: FATAL')\n"
 "  --initrd FILE    initramfs, served to the kernel through LoadFile2\n"
@@ -25,7 +32,8 @@ LB_APPLET(mkrom, LB_HOST,
 "                   'console=ttyS0,115200 panic=10')\n"
 "  --dxe-console C  the 16550 lbootdxe writes its 'lbootdxe:' lines to: com1\n"
 "                   (0x3F8, the default), com2 (0x2F8), com3, com4, an I/O\n"
-"                   port 0xPORT, or none\n"
+"                   port 0xPORT, or none. arm64: the PL011: pl011\n"
+"                   (0x09000000, the default), a base 0xADDR, or none\n"
 "  --vars FILE      variable store template of a split CODE image (default: the\n"
 "                   base's name with CODE -> VARS)\n"
 "  --vars-out FILE  where to copy it for pflash unit 1 (default OUT minus .rom\n"
@@ -105,12 +113,16 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 	       o->kernel ? "" : " (none: the ROM will halt)", r->initrd_size,
 	       o->initrd ? "" : " (none)", r->cmdline_len,
 	       o->cmdline ? "" : " (none: driver default)");
+	printf("architecture: %s\n", lb_mkrom_arch_name(r->arch));
 	if (!o->dxe_console_set)
-		printf("lbootdxe console: COM1 (0x3F8, the default)\n");
-	else if (!o->dxe_console)
+		printf("lbootdxe console: %s\n", r->arch == LB_MKROM_ARCH_ARM64 ?
+		       "PL011 (0x09000000, the default)" : "COM1 (0x3F8, the default)");
+	else if (!r->console)
 		printf("lbootdxe console: none (no 'lbootdxe:' lines)\n");
+	else if (r->arch == LB_MKROM_ARCH_ARM64)
+		printf("lbootdxe console: PL011 at 0x%llX\n", (unsigned long long)r->console);
 	else
-		printf("lbootdxe console: I/O port 0x%X\n", (unsigned)o->dxe_console);
+		printf("lbootdxe console: I/O port 0x%X\n", (unsigned)r->console);
 	printf("compressed DXE volume section: %llu bytes in the base, %llu bytes now\n",
 	       (unsigned long long)r->comp_before, (unsigned long long)r->comp_after);
 	printf("flash volume free space: %llu bytes in the base, %llu bytes left\n",
@@ -122,7 +134,13 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 		       (unsigned long long)(r->image_size + (r->unit1_size - r->payload_vol)),
 		       (unsigned long long)r->grown_over,
 		       (unsigned long long)(r->flash_size >> 20));
-	if (r->payload_unit1)
+	if (r->arch == LB_MKROM_ARCH_ARM64)
+		printf("payload: kernel + initramfs = %llu bytes (uncompressed) in a payload "
+		       "volume of %llu bytes at 0x%llx of pflash unit 0, %llu bytes left "
+		       "(QEMU: -M virt, units 0 and 1 of 64 MiB)\n",
+		       (unsigned long long)r->payload_bytes, (unsigned long long)r->payload_vol,
+		       (unsigned long long)r->payload_at, (unsigned long long)r->payload_free);
+	else if (r->payload_unit1)
 		printf("payload: kernel + initramfs = %llu bytes (uncompressed) in a payload "
 		       "volume of %llu bytes at the bottom of pflash unit 1, %llu bytes left; "
 		       "flash %llu MiB = unit 0 %llu + unit 1 %llu bytes%s\n",
@@ -146,6 +164,7 @@ int mkrom_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "base", required_argument, NULL, 'b' },
+		{ "arch", required_argument, NULL, 'A' },
 		{ "keep", required_argument, NULL, 'k' },
 		{ "dxe", required_argument, NULL, 'd' },
 		{ "kernel", required_argument, NULL, 'K' },
@@ -163,7 +182,7 @@ int mkrom_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lb_mkrom_opts o = { .dxe = "build/dxe/lbootdxe.efi", .pei = "build/pei/lbootpei.efi" };
+	struct lb_mkrom_opts o = { .dxe = NULL, .pei = "build/pei/lbootpei.efi" };
 	struct lb_mkrom_report r;
 	char err[512];
 	int c, quiet = 0, rc;
@@ -172,6 +191,12 @@ int mkrom_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o.base = optarg; break;
+		case 'A':
+			if (lb_mkrom_parse_arch(optarg, &o.arch)) {
+				lb_err("--arch %s: want auto, x86_64 or arm64", optarg);
+				return 2;
+			}
+			break;
 		case 'k': o.keep = optarg; break;
 		case 'd': o.dxe = optarg; break;
 		case 'K': o.kernel = optarg; break;
@@ -187,14 +212,21 @@ int mkrom_main(int argc, char **argv)
 			}
 			break;
 		case 'T': o.tpm = 1; break;
-		case 'C':
-			if (lb_mkrom_parse_console(optarg, &o.dxe_console)) {
+		case 'C': {
+			uint64_t mmio;
+
+			/* checked for the base's architecture by the build */
+			if (lb_mkrom_parse_console(optarg, &o.dxe_console) &&
+			    lb_mkrom_parse_console_arm64(optarg, &mmio)) {
 				lb_err("--dxe-console %s: want com1, com2, com3, com4, none "
-				       "or an I/O port 0x1-0xFFF8", optarg);
+				       "or an I/O port 0x1-0xFFF8 (arm64: pl011, none or a "
+				       "4 KiB-aligned PL011 base 0xADDR)", optarg);
 				return 2;
 			}
+			o.dxe_console_arg = optarg;
 			o.dxe_console_set = 1;
 			break;
+		}
 		case 'P': o.pei = optarg; break;
 		case 'N': o.pei = NULL; break;
 		case 'o': o.out = optarg; break;

@@ -261,6 +261,10 @@ typedef struct {
 #define EFI_GCD_MEMORY_TYPE_MMIO        3
 #define EFI_GCD_ALLOCATE_ADDRESS        2
 #define EFI_MEMORY_UC                   0x0000000000000001ULL
+#define EFI_MEMORY_WC                   0x0000000000000002ULL
+#define EFI_MEMORY_WT                   0x0000000000000004ULL
+#define EFI_MEMORY_WB                   0x0000000000000008ULL
+#define EFI_MEMORY_XP                   0x0000000000004000ULL
 #define EFI_MEMORY_RUNTIME              0x8000000000000000ULL
 typedef struct {
 	UINT64 BaseAddress;
@@ -272,7 +276,8 @@ typedef struct {
 	EFI_HANDLE DeviceHandle;
 } EFI_GCD_MEMORY_SPACE_DESCRIPTOR;
 
-/* PI: DXE services table (Dispatch and the memory space calls). */
+/* PI: DXE services table (Dispatch and the memory space calls: the flash
+ * as runtime MMIO; on arm64 the mapping of the flash, src/dxe/arm64/cpu.h). */
 typedef struct {
 	EFI_TABLE_HEADER Hdr;
 	EFI_STATUS (EFIAPI *AddMemorySpace)(UINT32 type, UINT64 base, UINT64 len, UINT64 caps);

@@ -297,9 +297,51 @@ static EFI_STATUS fv_read(const EFI_GUID *file, EFI_SECTION_TYPE type,
 	return s;
 }
 
-/* Our payload files (kernel, initramfs) are stored uncompressed in the
- * top-level flash volume by `lboot mkrom`: read them in place from the
- * memory-mapped flash (it ends at 4 GiB), without the DXE core's FV2
+/* The part of the flash the firmware did not map (ARCH/cpu.h:
+ * LB_DXE_FLASH_MAP_*; none on x86_64): added to the GCD as MMIO and mapped
+ * write-through, once. 0: the flash can be read; -1: it cannot (reported;
+ * the payload is then looked for through the FV protocol only). */
+static int flash_map(void)
+{
+	static int state; /* 0: not tried, 1: mapped, -1: failed */
+	EFI_DXE_SERVICES *ds;
+	EFI_STATUS s;
+
+	if (!LB_DXE_FLASH_MAP_LEN || state == 1)
+		return 0;
+	if (state < 0)
+		return -1;
+	state = -1;
+	if (!(ds = dxe_services())) {
+		step("no DXE services table: cannot map the flash");
+		return -1;
+	}
+	s = ds->AddMemorySpace(EFI_GCD_MEMORY_TYPE_MMIO, LB_DXE_FLASH_MAP_BASE,
+			       LB_DXE_FLASH_MAP_LEN, EFI_MEMORY_UC | EFI_MEMORY_WC |
+			       EFI_MEMORY_WT | EFI_MEMORY_WB | EFI_MEMORY_XP);
+	if (EFI_ERROR(s) && s != EFI_ACCESS_DENIED) { /* ACCESS_DENIED: already there */
+		step_status("AddMemorySpace(flash)", s);
+		return -1;
+	}
+	s = ds->SetMemorySpaceAttributes(LB_DXE_FLASH_MAP_BASE, LB_DXE_FLASH_MAP_LEN,
+					 EFI_MEMORY_WT | EFI_MEMORY_XP);
+	if (EFI_ERROR(s)) {
+		step_status("SetMemorySpaceAttributes(flash)", s);
+		return -1;
+	}
+	put("lbootdxe: flash 0x");
+	put_hex(LB_DXE_FLASH_MAP_BASE, 8);
+	put("-0x");
+	put_hex(LB_DXE_FLASH_MAP_BASE + LB_DXE_FLASH_MAP_LEN, 8);
+	put(" mapped\n");
+	state = 1;
+	return 0;
+}
+
+/* Our payload files (kernel, initramfs) are stored uncompressed in a
+ * flash volume by `lboot mkrom`: read them in place from the memory-mapped
+ * flash (it ends at LB_DXE_FLASH_TOP: 4 GiB on x86_64, the end of pflash
+ * unit 0 on arm64; ARCH/cpu.h), without the DXE core's FV2
  * protocol (the DXE core never sees that volume). A ROM with the payload in
  * the DXE volume (older layout) is read through FV2 instead. *from gets
  * "flash" or "DXE volume". */
@@ -309,9 +351,12 @@ static EFI_STATUS payload_read(const EFI_GUID *file, EFI_SECTION_TYPE type,
 	const unsigned char *d = NULL;
 	unsigned long long n = 0;
 	unsigned nvols = 0;
-	int rc = lb_flash_find((const unsigned char *)(UINTN)0x100000000ULL,
-			       LB_FLASH_MAX_SCAN, (const unsigned char *)file,
-			       (unsigned char)type, &d, &n, &nvols);
+	int rc = -1;
+
+	if (flash_map() == 0)
+		rc = lb_flash_find((const unsigned char *)(UINTN)LB_DXE_FLASH_TOP,
+				   LB_DXE_FLASH_SCAN, (const unsigned char *)file,
+				   (unsigned char)type, &d, &n, &nvols);
 	if (rc == 0) {
 		*buf = (VOID *)d;
 		*size = (UINTN)n;
@@ -335,12 +380,16 @@ static EFI_STATUS payload_read(const EFI_GUID *file, EFI_SECTION_TYPE type,
  */
 static void mark_flash_runtime(void)
 {
-	EFI_DXE_SERVICES *ds = dxe_services();
-	UINT64 top = 0x100000000ULL;
-	UINT64 ext = lb_flash_extent((const unsigned char *)(UINTN)top, LB_FLASH_MAX_SCAN);
-	UINT64 a = top - ext, marked = 0;
+	EFI_DXE_SERVICES *ds;
+	UINT64 top = LB_DXE_FLASH_TOP;
+	UINT64 ext, a, marked = 0;
 	const UINT64 rt = EFI_MEMORY_UC | EFI_MEMORY_RUNTIME;
 
+	if (!LB_DXE_FLASH_RUNTIME) /* ARCH/cpu.h */
+		return;
+	ds = dxe_services();
+	ext = lb_flash_extent((const unsigned char *)(UINTN)top, LB_DXE_FLASH_SCAN);
+	a = top - ext;
 	if (!ds || !ext)
 		return;
 	while (a < top) {

@@ -417,7 +417,7 @@ static int add_file(struct lb_uefi_image *img, struct lb_uefi_node *vol,
 }
 
 /* ---- the payload: where it fits ------------------------------------------ */
-#define PAYLOAD_FV_HDR 0x48u  /* FV header with a two-entry block map */
+#define PAYLOAD_FV_HDR LB_MKROM_PAYLOAD_FV_HDR
 #define LB_FLASH_BLOCK 0x1000u
 #define FFS2_GUID "8C8CE578-8A3D-4F1C-9935-896185C32DD3"
 
@@ -505,20 +505,20 @@ static void put_le(uint8_t *p, uint64_t v, int n)
 }
 
 /*
- * pflash unit 1 of the larger layout: a payload volume of vol bytes (FFS2,
+ * pflash unit 1 of x86's larger layout (and arm64's unit 0 tail): a payload volume of vol bytes (FFS2,
  * erase polarity 1, attributes as the base's flash volume, 4 KiB blocks)
  * holding the kernel and initramfs files, then the variable store.
  */
-static int build_unit1(uint32_t attrs, uint64_t vol, const uint8_t *kf, size_t kfl,
-		       const uint8_t *inf, size_t ifl, const uint8_t *vars, size_t vars_len,
-		       uint8_t **out, size_t *len)
+int lb_mkrom_payload_volume(uint32_t attrs, uint64_t vol, uint64_t max, const uint8_t *kf,
+			    size_t kfl, const uint8_t *inf, size_t ifl, const uint8_t *vars,
+			    size_t vars_len, uint8_t **out, size_t *len)
 {
 	uint64_t off = PAYLOAD_FV_HDR;
 	unsigned sum = 0;
 	uint8_t *b;
 
 	if (vol < PAYLOAD_FV_HDR || files_span(kfl, ifl) > vol - PAYLOAD_FV_HDR ||
-	    vol % LB_FLASH_BLOCK || vol > LB_MKROM_MAX_FLASH || vars_len > LB_MKROM_MAX_FLASH)
+	    vol % LB_FLASH_BLOCK || vol > max || vars_len > LB_MKROM_MAX_FLASH)
 		return -ENOSPC;
 	if (!(b = malloc(vol + vars_len)))
 		return -ENOMEM;
@@ -766,10 +766,40 @@ out:
 	return rc;
 }
 
+/* The architecture of an image: its DXE core's PE machine. */
+static int base_arch(struct lb_uefi_image *img)
+{
+	struct lb_uefi_node *vol = lb_uefi_dxe_volume(img);
+
+	for (size_t i = 0; vol && i < vol->n_child; i++) {
+		struct lb_uefi_node *f = vol->child[i];
+
+		if (f->kind != LB_UEFI_FILE || f->type != LB_FV_FILETYPE_DXE_CORE)
+			continue;
+		for (size_t j = 0; j < f->n_child; j++) {
+			struct lb_uefi_node *sec = f->child[j];
+			uint8_t *b = NULL;
+			size_t n = 0;
+			int arch;
+
+			if (sec->kind != LB_UEFI_SECTION || sec->type != LB_SECTION_PE32 ||
+			    lb_uefi_node_bytes(img, sec, 1, &b, &n))
+				continue;
+			arch = lb_mkrom_arch_of_pe(b, n);
+			free(b);
+			return arch;
+		}
+	}
+	return LB_MKROM_ARCH_AUTO;
+}
+
 int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		   char *err, size_t errsz)
 {
-	const char *base = o->base ? o->base : LB_MKROM_DEFAULT_BASE;
+	const char *base = o->base ? o->base : o->arch == LB_MKROM_ARCH_ARM64 ?
+			   LB_MKROM_ARM64_BASE : LB_MKROM_DEFAULT_BASE;
+	const char *dxe_path = o->dxe;
+	int arch;
 	struct ident ids[7] = { { 0 } };
 	uint8_t *base_buf = NULL, *dxe = NULL, *kernel = NULL, *initrd = NULL;
 	uint8_t *keep_buf = NULL, *rom = NULL, *vars_buf = NULL, *pei = NULL;
@@ -783,14 +813,14 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	uint8_t *kffs = NULL, *iffs = NULL, *rom2 = NULL, *unit1 = NULL;
 	size_t kffs_len = 0, iffs_len = 0, rom2_len = 0, unit1_len = 0;
 	uint64_t need, room, base_total;
-	int nvram;
+	int nvram, o_console = 0;
 	char why[LB_UEFI_ERRLEN] = "";
 	char *vars_in = NULL, *vars_out = NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (!o->dxe || !o->out) {
-		lb_seterr(err, errsz, "the DXE driver and the output are required");
+	if (!o->out) {
+		lb_seterr(err, errsz, "the output is required");
 		return -EINVAL;
 	}
 	if (o->cmdline && strlen(o->cmdline) > LBOOT_CMDLINE_MAX) {
@@ -801,9 +831,6 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 
 	/* inputs */
 	rc = read_file(base, LB_UEFI_MAX_IMAGE, &base_buf, &base_len, &ids[0], err, errsz);
-	if (rc)
-		goto out;
-	rc = read_file(o->dxe, LB_MKROM_MAX_PAYLOAD, &dxe, &dxe_len, &ids[1], err, errsz);
 	if (rc)
 		goto out;
 	if (o->kernel && (rc = read_file(o->kernel, LB_MKROM_MAX_PAYLOAD, &kernel,
@@ -834,11 +861,6 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			}
 		}
 	}
-	if (dxe_len < 2 || dxe[0] != 'M' || dxe[1] != 'Z') {
-		rc = -EINVAL;
-		lb_seterr(err, errsz, "%s: not a PE image (no MZ header)", o->dxe);
-		goto out;
-	}
 	if (kernel && (kernel_len < 2 || kernel[0] != 'M' || kernel[1] != 'Z')) {
 		rc = -EINVAL;
 		lb_seterr(err, errsz, "%s: not an EFI-stub kernel (no MZ/PE header)", o->kernel);
@@ -849,6 +871,46 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	rc = lb_uefi_parse(base_buf, base_len, 0, &img, why, sizeof(why));
 	if (rc) {
 		lb_seterr(err, errsz, "%s: %s", base, why[0] ? why : strerror(-rc));
+		goto out;
+	}
+	/* the architecture: the base's, which --arch and lbootdxe must match */
+	arch = base_arch(img);
+	if (arch == LB_MKROM_ARCH_AUTO) {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "%s: no DXE core with an X64 or AArch64 PE32 section", base);
+		goto out;
+	}
+	if (o->arch != LB_MKROM_ARCH_AUTO && o->arch != arch) {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "%s: an %s image, not %s (--arch)", base,
+			  lb_mkrom_arch_name(arch), lb_mkrom_arch_name(o->arch));
+		goto out;
+	}
+	r->arch = arch;
+	if (!dxe_path)
+		dxe_path = arch == LB_MKROM_ARCH_ARM64 ? LB_MKROM_ARM64_DXE : "build/dxe/lbootdxe.efi";
+	rc = read_file(dxe_path, LB_MKROM_MAX_PAYLOAD, &dxe, &dxe_len, &ids[1], err, errsz);
+	if (rc)
+		goto out;
+	if (dxe_len < 2 || dxe[0] != 'M' || dxe[1] != 'Z') {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "%s: not a PE image (no MZ header)", dxe_path);
+		goto out;
+	}
+	/* a PE of the other architecture (an image whose machine we do not
+	 * know is not checked) */
+	if (lb_mkrom_arch_of_pe(dxe, dxe_len) != LB_MKROM_ARCH_AUTO &&
+	    lb_mkrom_arch_of_pe(dxe, dxe_len) != arch) {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "%s: not an %s driver, and %s is an %s image", dxe_path,
+			  lb_mkrom_arch_name(arch), base, lb_mkrom_arch_name(arch));
+		goto out;
+	}
+	if (arch == LB_MKROM_ARCH_ARM64 && (o->tpm || o->flash_size)) {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "%s: %s is not for arm64 yet (the layout is fixed: "
+			  "pflash unit 0 and unit 1 of QEMU virt, 64 MiB each)", base,
+			  o->tpm ? "--tpm" : "--size");
 		goto out;
 	}
 	rc = list_dxe(img, &before, &n_before);
@@ -1063,13 +1125,36 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			r->cmdline_len = s.raw_len;
 		}
 		if (o->dxe_console_set) {
-			uint8_t port[2] = { (uint8_t)(o->dxe_console & 0xff),
-					    (uint8_t)((o->dxe_console >> 8) & 0xff) };
+			/* x86: the 16550's I/O port, 2 bytes; arm64: the PL011's
+			 * MMIO base, 8 bytes (src/dxe/ARCH/cpu.h) */
+			uint8_t port[8];
+			uint64_t v = (uint64_t)o->dxe_console;
+			int port_ok = 0;
+
+			if (arch == LB_MKROM_ARCH_ARM64)
+				port_ok = o->dxe_console_arg &&
+					  !lb_mkrom_parse_console_arm64(o->dxe_console_arg, &v);
+			else
+				port_ok = !o->dxe_console_arg ||
+					  !lb_mkrom_parse_console(o->dxe_console_arg, &o_console);
+			if (!port_ok) {
+				rc = -EINVAL;
+				lb_seterr(err, errsz, "--dxe-console %s: not a console of %s (%s)",
+					  o->dxe_console_arg ? o->dxe_console_arg : "(none)",
+					  lb_mkrom_arch_name(arch), arch == LB_MKROM_ARCH_ARM64 ?
+					  "pl011, none or a PL011 base 0xADDR" :
+					  "com1-com4, none or an I/O port 0xPORT");
+				goto out;
+			}
+			if (arch != LB_MKROM_ARCH_ARM64 && o->dxe_console_arg)
+				v = (uint64_t)o_console;
+			put_le(port, v, 8);
+			r->console = v;
 			memset(&s, 0, sizeof(s));
 			lb_guid_parse(LBOOT_GUID_CONSOLE_STR, s.guid);
 			s.type = LB_FV_FILETYPE_FREEFORM;
 			s.raw = port;
-			s.raw_len = sizeof(port);
+			s.raw_len = arch == LB_MKROM_ARCH_ARM64 ? 8 : 2;
 			rc = add_file(img, lb_uefi_dxe_volume(img), &s, "console port", err, errsz);
 			if (rc)
 				goto out;
@@ -1127,6 +1212,16 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			lb_seterr(err, errsz, "%s: would overwrite an input or the ROM", vars_out);
 			goto out;
 		}
+	}
+
+	/* arm64: the payload volume in unit 0's padding (mkrom_arm64.c) */
+	if (arch == LB_MKROM_ARCH_ARM64) {
+		rc = lb_mkrom_arm64_layout(&rom, &rom_len, payload_volume(code)->attributes,
+					   kffs, kffs_len, iffs, iffs_len, r, err, errsz);
+		if (rc)
+			goto out;
+		r->flash_size = rom_len + vars_len;
+		goto laid_out;
 	}
 
 	/* layout: the payload in the code image (the base's own size), or in a
@@ -1216,8 +1311,9 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			       size >= LB_MKROM_MAX_FLASH ? "; 16 MiB is the most QEMU maps" : "");
 			goto out;
 		}
-		rc = build_unit1(payload_volume(code)->attributes, vol, kffs, kffs_len, iffs,
-				 iffs_len, vars_buf, vars_len, &unit1, &unit1_len);
+		rc = lb_mkrom_payload_volume(payload_volume(code)->attributes, vol,
+					     LB_MKROM_MAX_FLASH, kffs, kffs_len, iffs,
+					     iffs_len, vars_buf, vars_len, &unit1, &unit1_len);
 		if (rc) {
 			lb_seterr(err, errsz, "building the payload volume: %s", strerror(-rc));
 			goto out;

@@ -57,11 +57,28 @@
 #define LB_MKROM_MAX_KEEP     4096        /* keep-list lines */
 #define LB_MKROM_MAX_FLASH    (16u << 20) /* QEMU's max-fw-size; lbootdxe's scan */
 #define LB_MKROM_MIB          (1u << 20)
+#define LB_MKROM_PAYLOAD_FV_HDR 0x48u     /* payload volume header (two-entry block map) */
+
+/* architectures (--arch; AUTO: the base's DXE core's PE machine) */
+#define LB_MKROM_ARCH_AUTO    0
+#define LB_MKROM_ARCH_X86_64  1
+#define LB_MKROM_ARCH_ARM64   2
+/* arm64 (AAVMF on QEMU virt, mkrom_arm64.c): pflash unit 0 at address 0,
+ * 64 MiB; the payload volume from 2 MiB (after AAVMF's firmware, which is
+ * all AAVMF maps: src/dxe/arm64/cpu.h LB_DXE_FLASH_MAP_BASE) to its end */
+#define LB_MKROM_ARM64_BASE   "/usr/share/AAVMF/AAVMF_CODE.fd"
+#define LB_MKROM_ARM64_DXE    "build/arm64/lbootdxe.efi"
+#define LB_MKROM_ARM64_UNIT   (64ull << 20)
+#define LB_MKROM_ARM64_PAYLOAD_AT 0x200000ull
+#define LB_MKROM_ARM64_PL011  0x09000000ull
 
 struct lb_mkrom_opts {
 	const char *base;     /* firmware image (NULL: LB_MKROM_DEFAULT_BASE) */
 	const char *keep;     /* keep-list file (NULL: remove only BdsDxe) */
-	const char *dxe;      /* lbootdxe.efi (required) */
+	const char *dxe;      /* lbootdxe.efi (NULL: build/dxe/lbootdxe.efi, or
+	                         LB_MKROM_ARM64_DXE for arm64); its PE machine
+	                         must be the base's */
+	int arch;             /* LB_MKROM_ARCH_*: AUTO detects it from the base */
 	const char *kernel;   /* bzImage with EFI stub (NULL: no kernel file) */
 	const char *initrd;   /* initramfs (NULL: none) */
 	const char *cmdline;  /* kernel command line (NULL: none stored; the
@@ -76,6 +93,9 @@ struct lb_mkrom_opts {
 	                         (LBOOT_GUID_CONSOLE); 0: none stored, the
 	                         driver uses COM1 */
 	int dxe_console;      /* lbootdxe's UART I/O port (0: no output) */
+	const char *dxe_console_arg; /* the --dxe-console text: parsed for the
+	                         base's architecture (x86: dxe_console as
+	                         parsed; arm64: the PL011's base, 8 bytes) */
 	const char *pei;      /* with tpm: lbootpei.efi (NULL: not added; Tcg2Pei
 	                         then hashes the 12 MiB DXE volume) */
 };
@@ -98,6 +118,9 @@ struct lb_mkrom_report {
 	size_t n_remove_missing;
 	size_t dxe_size, kernel_size, initrd_size, cmdline_len;
 	int console_stored;   /* the console file was written */
+	int arch;             /* LB_MKROM_ARCH_X86_64 or _ARM64 */
+	uint64_t console;     /* the stored console: port or PL011 base */
+	uint64_t payload_at;  /* arm64: unit 0 offset of the payload volume */
 	uint64_t image_size;
 	uint64_t comp_before, comp_after; /* compressed section holding the DXE volume */
 	uint64_t free_before, free_after; /* free space of the flash volume holding it */
@@ -126,6 +149,25 @@ int lb_mkrom_parse_size(const char *s, uint64_t *out);
  * (0x2E8), "none" (0), or "0xPORT" (hex, 0x1-0xFFF8: the UART's 8 ports
  * fit below 64 Ki) -> the port; -EINVAL otherwise. */
 int lb_mkrom_parse_console(const char *s, int *port);
+
+/* --arch: "auto", "x86_64" (x64, amd64), "arm64" (aarch64, aa64). */
+int lb_mkrom_parse_arch(const char *s, int *arch);
+const char *lb_mkrom_arch_name(int arch);
+/* LB_MKROM_ARCH_* of a PE image by its machine (AUTO: neither, not PE) */
+int lb_mkrom_arch_of_pe(const uint8_t *b, size_t n);
+/* --dxe-console on arm64: "pl011" (0x09000000), "none" (0), "0xADDR" */
+int lb_mkrom_parse_console_arm64(const char *s, uint64_t *base);
+
+/* A payload volume of vol bytes (FFS2, erase polarity 1, 4 KiB blocks,
+ * at most max bytes) holding the kernel and initramfs FFS files, then
+ * vars_len bytes of vars. malloc'd. */
+int lb_mkrom_payload_volume(uint32_t attrs, uint64_t vol, uint64_t max, const uint8_t *kf,
+			    size_t kfl, const uint8_t *inf, size_t ifl, const uint8_t *vars,
+			    size_t vars_len, uint8_t **out, size_t *len);
+/* arm64 (mkrom_arm64.c): unit 0 = the code image + the payload volume. */
+int lb_mkrom_arm64_layout(uint8_t **rom, size_t *rom_len, uint32_t attrs,
+			  const uint8_t *kf, size_t kfl, const uint8_t *inf, size_t ifl,
+			  struct lb_mkrom_report *r, char *err, size_t errsz);
 
 int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		   char *err, size_t errsz);

@@ -126,6 +126,88 @@ static void flash_test(const char *rom, const unsigned char *pe, size_t pe_len)
 	free(b);
 }
 
+/* arm64 (AAVMF): the architecture from the base, the payload volume from
+ * 0x200000 to the end of the 64 MiB unit 0, where lbootdxe's walk starts
+ * (src/dxe/arm64/cpu.h: LB_DXE_FLASH_TOP 0x4000000) and finds the kernel in
+ * the first volume; the 8-byte console file; --arch of the other kind. */
+static void arm64_test(void)
+{
+	char dir[] = "/tmp/test_mkrom_arm64.XXXXXX", p[6][64];
+	static const char *names[6] = { "dxe", "kernel", "initrd", "keep", "out.rom",
+					"out-vars.fd" };
+	static const unsigned char pe[64] = { 'M', 'Z', 9, 8, 7 };
+	static const char keep[] = "80CF7257-87AB-47F9-A3FE-D50B76D89541 # PcdDxe\n";
+	struct lb_mkrom_report r;
+	char err[512] = "";
+	int rc;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (int i = 0; i < 6; i++)
+		snprintf(p[i], sizeof(p[i]), "%s/%s", dir, names[i]);
+	CHECK(write_file(p[0], pe, sizeof(pe)) == 0);
+	CHECK(write_file(p[1], pe, sizeof(pe)) == 0);
+	CHECK(write_file(p[2], "initrd", 6) == 0);
+	CHECK(write_file(p[3], keep, sizeof(keep) - 1) == 0);
+	struct lb_mkrom_opts o = { .base = LB_MKROM_ARM64_BASE, .keep = p[3], .dxe = p[0],
+				   .kernel = p[1], .initrd = p[2], .cmdline = "console=ttyAMA0",
+				   .out = p[4], .dxe_console_set = 1, .dxe_console_arg = "0x9040000" };
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc)
+		printf("# %s\n", err);
+	if (rc == 0) {
+		size_t len = 0;
+		unsigned char *b = slurp(p[4], &len);
+		uint8_t gk[16], gi[16], gc[16];
+		const unsigned char *d = NULL;
+		unsigned long long n = 0;
+		unsigned nv = 0;
+
+		CHECK_INT(r.arch, LB_MKROM_ARCH_ARM64);
+		CHECK(r.image_size == LB_MKROM_ARM64_UNIT && len == LB_MKROM_ARM64_UNIT);
+		CHECK(r.payload_at == LB_MKROM_ARM64_PAYLOAD_AT);
+		CHECK(r.payload_vol == LB_MKROM_ARM64_UNIT - LB_MKROM_ARM64_PAYLOAD_AT);
+		CHECK(r.console == 0x9040000);
+		lb_mkrom_report_free(&r);
+		CHECK(lb_guid_parse(LBOOT_GUID_KERNEL_STR, gk) == 0);
+		CHECK(lb_guid_parse(LBOOT_GUID_INITRD_STR, gi) == 0);
+		CHECK(lb_guid_parse(LBOOT_GUID_CMDLINE_STR, gc) == 0);
+		if (b && len == LB_MKROM_ARM64_UNIT) {
+			CHECK_INT(lb_flash_find(b + len, len, gk, LB_FLASH_SECTION_PE32, &d, &n, &nv), 0);
+			CHECK_INT(nv, 1); /* the payload volume ends at the top */
+			CHECK(n == sizeof(pe) && d && !memcmp(d, pe, sizeof(pe)));
+			CHECK(d && (size_t)(d - b) > LB_MKROM_ARM64_PAYLOAD_AT);
+			CHECK_INT(lb_flash_find(b + len, len, gi, LB_FLASH_SECTION_RAW, &d, &n, NULL), 0);
+			CHECK(n == 6 && d && !memcmp(d, "initrd", 6));
+			/* the command line is in the compressed DXE volume; the walk goes
+			 * on to AAVMF's volume at 0x1000 (it ends at 0x200000) */
+			CHECK_INT(lb_flash_find(b + len, len, gc, LB_FLASH_SECTION_RAW, &d, &n, &nv), -1);
+			CHECK_INT(nv, 2);
+			/* a window one block short of the payload volume: not found */
+			CHECK_INT(lb_flash_find(b + len, len - LB_MKROM_ARM64_PAYLOAD_AT - 0x1000, gk,
+						LB_FLASH_SECTION_PE32, &d, &n, &nv), -1);
+			CHECK_INT(nv, 0);
+		}
+		free(b);
+	}
+	/* the console file on arm64 holds 8 bytes; x86 forms are refused */
+	o.dxe_console_arg = "com1";
+	CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "not a console of arm64") != NULL);
+	o.dxe_console_set = 0;
+	/* --arch of the other architecture */
+	o.arch = LB_MKROM_ARCH_X86_64;
+	CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "an arm64 image, not x86_64") != NULL);
+	o.arch = LB_MKROM_ARCH_ARM64;
+	o.tpm = 1;
+	CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "--tpm is not for arm64") != NULL);
+	for (int i = 0; i < 6; i++)
+		unlink(p[i]);
+	rmdir(dir);
+}
+
 /* --tpm: the TPM PEIMs stay despite 'remove' lines, the TPM DXE drivers
  * join the keep list, and a base without them is refused */
 static int rom_has(const char *path, const char *sel)
@@ -727,6 +809,38 @@ int main(void)
 			CHECK_INT(rc, c[i].rc);
 			CHECK_INT(port, rc ? -7 : c[i].port);
 		}
+	}
+	TEST("mkrom: arm64 parsers (--arch, --dxe-console)") {
+		int a = -1;
+		uint64_t v = 1;
+		CHECK_INT(lb_mkrom_parse_arch("arm64", &a), 0);
+		CHECK_INT(a, LB_MKROM_ARCH_ARM64);
+		CHECK_INT(lb_mkrom_parse_arch("aarch64", &a), 0);
+		CHECK_INT(lb_mkrom_parse_arch("x86_64", &a), 0);
+		CHECK_INT(a, LB_MKROM_ARCH_X86_64);
+		CHECK_INT(lb_mkrom_parse_arch("auto", &a), 0);
+		CHECK_INT(a, LB_MKROM_ARCH_AUTO);
+		CHECK_INT(lb_mkrom_parse_arch("riscv64", &a), -EINVAL);
+		CHECK_INT(lb_mkrom_parse_console_arm64("pl011", &v), 0);
+		CHECK(v == 0x09000000);
+		CHECK_INT(lb_mkrom_parse_console_arm64("none", &v), 0);
+		CHECK(v == 0);
+		CHECK_INT(lb_mkrom_parse_console_arm64("0x9040000", &v), 0);
+		CHECK(v == 0x9040000);
+		CHECK_INT(lb_mkrom_parse_console_arm64("0xFFFFFFFFF000", &v), 0);
+		CHECK_INT(lb_mkrom_parse_console_arm64("0x1000000000000", &v), -EINVAL);
+		CHECK_INT(lb_mkrom_parse_console_arm64("0x9000001", &v), -EINVAL);
+		CHECK_INT(lb_mkrom_parse_console_arm64("0x0", &v), -EINVAL);
+		CHECK_INT(lb_mkrom_parse_console_arm64("0x", &v), -EINVAL);
+		CHECK_INT(lb_mkrom_parse_console_arm64("com1", &v), -EINVAL);
+		CHECK_INT(lb_mkrom_parse_console_arm64("0x9g00000", &v), -EINVAL);
+		CHECK_INT(lb_mkrom_parse_console_arm64("", &v), -EINVAL);
+		CHECK_INT(lb_mkrom_parse_console_arm64(NULL, &v), -EINVAL);
+	}
+	TEST("mkrom: arm64 (AAVMF) layout, found by lbootdxe's walk from 64 MiB") {
+		CHECK(access(LB_MKROM_ARM64_BASE, R_OK) == 0); /* scripts/deps.sh: qemu-efi-aarch64 */
+		if (access(LB_MKROM_ARM64_BASE, R_OK) == 0)
+			arm64_test();
 	}
 	TEST("mkrom: payload volume in pflash unit 1 (larger flash)") {
 		CHECK(access(LB_MKROM_DEFAULT_BASE, R_OK) == 0); /* scripts/deps.sh: ovmf */

@@ -12,12 +12,27 @@
 
 /* the console: a PL011 by MMIO (QEMU virt: 0x09000000); the ROM's console
  * file (guids.h) holds the base as 8 little-endian bytes (`lboot mkrom
- * --dxe-console` writes the 2 bytes of x86 so far: such a file is refused
- * as malformed and the default used) */
+ * --arch arm64 --dxe-console` writes them) */
 #define LB_DXE_CONSOLE_DEFAULT 0x09000000ull
 #define LB_DXE_CONSOLE_DEFAULT_NAME "PL011 (0x09000000)"
 #define LB_DXE_CONSOLE_FILE_BYTES 8
 #define LB_DXE_DEFAULT_CMDLINE "console=ttyAMA0,115200 panic=10"
+
+/* the flash: QEMU virt's pflash unit 0 at address 0, 64 MiB; `lboot mkrom`
+ * puts the payload volume right after AAVMF's 2 MiB of firmware, ending
+ * at the unit's end. AAVMF maps only its own firmware volume (0-2 MiB,
+ * PcdFvBaseAddress/PcdFvSize): lbootdxe adds the rest of unit 0 to the GCD
+ * as MMIO and maps it write-through (normal memory: LoadImage's copy may be
+ * unaligned) before it reads the payload in place. */
+#define LB_DXE_FLASH_TOP      0x4000000ull
+#define LB_DXE_FLASH_SCAN     0x4000000ull
+#define LB_DXE_FLASH_MAP_BASE 0x200000ull
+#define LB_DXE_FLASH_MAP_LEN  (0x4000000ull - 0x200000ull)
+/* not yet on arm64: the flash as runtime MMIO for the OS serves firmware
+ * updates through the MTD driver, an x86-only path so far; our mapping
+ * above is boot-time, write-through, and AAVMF's VirtNorFlashDxe already
+ * describes unit 1 (the variable store) as runtime MMIO */
+#define LB_DXE_FLASH_RUNTIME  0
 
 static inline void lb_dxe_console_init(unsigned long long c)
 {

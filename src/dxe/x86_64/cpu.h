@@ -16,6 +16,16 @@
 #define LB_DXE_CONSOLE_FILE_BYTES 2
 #define LB_DXE_DEFAULT_CMDLINE "console=ttyS0,115200 panic=10"
 
+/* the flash: mapped below 4 GiB (q35: at most 16 MiB); OVMF maps all of it,
+ * lbootdxe maps nothing (MAP_LEN 0) */
+#define LB_DXE_FLASH_TOP      0x100000000ull
+#define LB_DXE_FLASH_SCAN     (16ull << 20)
+#define LB_DXE_FLASH_MAP_BASE 0ull
+#define LB_DXE_FLASH_MAP_LEN  0ull
+/* the whole flash described as runtime MMIO for the OS (lbootdxe.c
+ * mark_flash_runtime: the MTD driver of firmware updates claims it) */
+#define LB_DXE_FLASH_RUNTIME  1
+
 static inline void lb_dxe_console_init(unsigned long long c)
 {
 	lb_uart_init((unsigned short)c);
