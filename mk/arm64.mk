@@ -15,7 +15,7 @@ ARM64_CRYPTO_LIBS := $(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu/libsodium.a \
 .PHONY: arm64
 arm64: build/arm64/lboot-target
 
-$(ARM64_CC): scripts/arm64-sysroot.sh scripts/cache.sh
+$(ARM64_CC): scripts/arm64-sysroot.sh scripts/arm64-apt.sh scripts/cache.sh
 	scripts/arm64-sysroot.sh $@ >/dev/null && touch $@
 # the crypto headers from the arm64 packages, as build/target/inc for x86
 build/arm64/inc/.stamp: $(ARM64_CC)
@@ -84,7 +84,7 @@ ARM64_ROM_BASE    ?= /usr/share/AAVMF/AAVMF_CODE.fd
 ARM64_ROM_KEEP    ?= rom/keep-aavmf.txt
 ARM64_ROM_CMDLINE ?= console=ttyAMA0,115200 panic=10 quiet
 
-build/arm64/Image: scripts/arm64-kernel.sh scripts/cache.sh
+build/arm64/Image: scripts/arm64-kernel.sh scripts/arm64-apt.sh scripts/cache.sh
 	@mkdir -p $(@D)
 	d=$$(scripts/arm64-kernel.sh) && cp "$$d/Image" $@.tmp && mv $@.tmp $@
 build/arm64/initramfs.cpio.xz: build/arm64/lboot-target out/lboot

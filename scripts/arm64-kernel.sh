@@ -2,15 +2,14 @@
 # Debian's own arm64 kernel (linux-image-*-arm64: vmlinuz is an uncompressed
 # arm64 Image with the EFI stub), the firmware kernel of the arm64 ROM until
 # lboot has its own arm64 config (issue 27 step 4). Fetched with `apt-get
-# download` through a PRIVATE apt state, as scripts/arm64-sysroot.sh does
-# (its own lists and cache, architectures amd64 and arm64, the system's
-# /etc/apt sources; /etc/apt and dpkg's architectures are never touched),
-# unpacked with `dpkg-deb -x` and cached by the hash of the recipe in
+# download` through a PRIVATE apt state (scripts/arm64-apt.sh), unpacked
+# with `dpkg-deb -x` and cached by the hash of the recipe in
 # LBOOT_CACHE: $cache/arm64-kernel-HASH/{Image,config,package.txt}.
 #   scripts/arm64-kernel.sh      prints the cached directory
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cache.sh"
+. "$here/arm64-apt.sh"
 lboot_cache arm64-kernel
 # bump when a change here changes what is made from the same package
 recipe_version=1
@@ -19,25 +18,12 @@ hash=$(printf '%s\n' "$META" "$recipe_version" | sha256sum | cut -c1-16)
 dir=$cache/arm64-kernel-$hash
 if [ ! -f "$dir/Image" ]; then
 	work=$cache/arm64-kernel-build-$$
-	rm -rf "$work"; mkdir -p "$work/lists/partial" "$work/archives/partial" "$work/debs"
 	trap 'rm -rf "$work"' EXIT
-	chown -R _apt "$work/lists" "$work/archives" "$work/debs" 2>/dev/null || true
-	set -- -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work" \
-		-o Dir::Cache::archives="$work/archives" -o Dir::Cache::pkgcache= \
-		-o Dir::Cache::srcpkgcache= -o Dir::State::status=/dev/null \
-		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64 \
-		-o Debug::NoLocking=1 -qq
-	echo "arm64-kernel: apt-get update (private state in $work)" >&2
-	apt-get "$@" update
+	arm64_apt_update "$work"
 	# the metapackage names the versioned image package
-	pkg=$(apt-cache "$@" depends "$META" | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-arm64\).*/\1/p' | head -n1)
+	pkg=$(arm64_apt "$work" apt-cache depends "$META" | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-arm64\).*/\1/p' | head -n1)
 	[ -n "$pkg" ] || { echo "arm64-kernel: $META names no linux-image package" >&2; exit 1; }
-	(cd "$work/debs" && apt-get "$@" download "$pkg:arm64")
-	mkdir -p "$work/root"
-	for d in "$work"/debs/*.deb; do
-		dpkg-deb -x "$d" "$work/root"
-		dpkg-deb -W --showformat='${Package} ${Architecture} ${Version}\n' "$d"
-	done > "$work/package.txt"
+	arm64_apt_unpack "$work" "$pkg:arm64" > "$work/package.txt"
 	img=$(ls "$work"/root/boot/vmlinuz-*-arm64 | head -n1)
 	cfg=$(ls "$work"/root/boot/config-*-arm64 | head -n1)
 	[ -f "$img" ] && [ -f "$cfg" ] || { echo "arm64-kernel: no vmlinuz/config in $pkg" >&2; exit 1; }

@@ -22,6 +22,7 @@ case $out in /*) ;; *) out=$PWD/$out ;; esac
 command -v aarch64-linux-gnu-gcc >/dev/null ||
 	{ echo "arm64-sysroot: aarch64-linux-gnu-gcc missing (scripts/deps.sh installs gcc-aarch64-linux-gnu)" >&2; exit 1; }
 . "$here/cache.sh"
+. "$here/arm64-apt.sh"
 lboot_cache arm64-sysroot
 # bump when a change here changes the sysroot made from the same packages
 recipe_version=1
@@ -30,23 +31,9 @@ hash=$(printf '%s\n' "$PKGS" "$recipe_version" | sha256sum | cut -c1-16)
 dir=$cache/arm64-sysroot-$hash
 if [ ! -f "$dir/musl-gcc.specs" ]; then
 	work=$cache/arm64-sysroot-build-$$
-	rm -rf "$work"; mkdir -p "$work/lists/partial" "$work/archives/partial" "$work/debs"
 	trap 'rm -rf "$work"' EXIT
-	# apt-get download fetches as the _apt user when run as root
-	chown -R _apt "$work/lists" "$work/archives" "$work/debs" 2>/dev/null || true
-	set -- -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work" \
-		-o Dir::Cache::archives="$work/archives" -o Dir::Cache::pkgcache= \
-		-o Dir::Cache::srcpkgcache= -o Dir::State::status=/dev/null \
-		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64 \
-		-o Debug::NoLocking=1 -qq
-	echo "arm64-sysroot: apt-get update (private state in $work)" >&2
-	apt-get "$@" update
-	(cd "$work/debs" && apt-get "$@" download $PKGS)
-	mkdir -p "$work/root"
-	for d in "$work"/debs/*.deb; do
-		dpkg-deb -x "$d" "$work/root"
-		dpkg-deb -W --showformat='${Package} ${Architecture} ${Version}\n' "$d"
-	done > "$work/packages.txt"
+	arm64_apt_update "$work"
+	arm64_apt_unpack "$work" $PKGS > "$work/packages.txt"
 	r=$work/root/usr
 	for f in include/aarch64-linux-musl/stdio.h lib/aarch64-linux-musl/libc.a \
 		lib/aarch64-linux-gnu/libsodium.a lib/aarch64-linux-gnu/libbearssl.a \
