@@ -129,15 +129,15 @@ int flash_main(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(cmd, "read")) {
-		if (!(img = malloc(f.size)) || (rc = lb_flash_read(&f, 0, img, f.size))) {
-			lb_err("%s: reading: %s", f.path, img ? strerror(-rc) : "out of memory");
+		if (!f.img) {
+			lb_err("%s: could not read the flash", f.path);
 			goto out;
 		}
 		if (lb_same_file(arg, f.path)) {
 			lb_err("%s: the output is the flash itself", arg);
 			goto out;
 		}
-		if ((rc = lb_write_atomic(arg, img, f.size, 0644))) {
+		if ((rc = lb_write_atomic(arg, f.img, f.size, 0644))) {
 			lb_err("%s: %s", arg, strerror(-rc));
 			goto out;
 		}

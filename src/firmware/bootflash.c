@@ -138,7 +138,6 @@ next:
 int lb_flash_open(const char *path, int write, struct lb_flash *f, char *why, size_t whysz)
 {
 	struct stat st;
-	uint8_t *img;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
@@ -181,14 +180,14 @@ int lb_flash_open(const char *path, int write, struct lb_flash *f, char *why, si
 		return lb_whyf(why, whysz, -EINVAL, "%s: a flash of %llu bytes (not a multiple of its erase block, or over %llu MiB)",
 			       path, (unsigned long long)sz, LB_FLASH_MAX >> 20);
 	}
-	/* what firmware it holds: the whole image is read once here (16 MiB) */
-	if ((img = malloc(f->size))) {
-		if (!lb_flash_read(f, 0, img, f->size))
-			snprintf(f->kind, sizeof(f->kind), "%s", lb_flash_image_kind(img, f->size));
-		free(img);
+	/* the contents, read once (what firmware it holds; the update's
+	 * decision reads them from here) */
+	if ((f->img = malloc(f->size)) && lb_flash_read(f, 0, f->img, f->size)) {
+		free(f->img);
+		f->img = NULL;
 	}
-	if (!f->kind[0])
-		snprintf(f->kind, sizeof(f->kind), "unknown");
+	snprintf(f->kind, sizeof(f->kind), "%s",
+		 f->img ? lb_flash_image_kind(f->img, f->size) : "unknown");
 	return 0;
 err:
 	{
@@ -204,6 +203,8 @@ void lb_flash_close(struct lb_flash *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
+	free(f->img);
+	f->img = NULL;
 }
 
 int lb_flash_read(struct lb_flash *f, uint64_t off, void *buf, size_t len)

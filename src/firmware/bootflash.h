@@ -27,6 +27,7 @@ struct lb_flash {
 	char kind[16];          /* the image's firmware: "uefi", "coreboot", "unknown" */
 	uint64_t size;
 	uint32_t erasesize;
+	uint8_t *img;           /* the contents as read at open (NULL: no memory) */
 	/* tests: fail (EIO) the write of the failk-th block written (1-based) */
 	unsigned failk;
 };
@@ -52,7 +53,8 @@ struct lb_flash_stats {
 int lb_flash_locate(const char *sysfs, const char *devdir, const char *want,
 		  char *path, size_t pathsz, char *why, size_t whysz);
 
-/* Open an MTD device node or a flash image file (write: for programming).
+/* Open an MTD device node or a flash image file (write: for programming);
+ * its contents are read once into f->img (kind is set from them).
  * -ENOTTY, -EINVAL (a size not a multiple of the erase block or above
  * LB_FLASH_MAX) with why. */
 int lb_flash_open(const char *path, int write, struct lb_flash *f, char *why, size_t whysz);

@@ -39,7 +39,6 @@ int lb_fwupdate(const uint8_t *file, size_t len, const uint8_t *sig, size_t sigl
 	struct lb_keyring keys;
 	struct lb_flash_range keep[1];
 	size_t nkeep = 0;
-	uint8_t *cur = NULL;
 	char path[256], e[512];
 	const char *dev = o->flash;
 	uint64_t first;
@@ -75,15 +74,11 @@ int lb_fwupdate(const uint8_t *file, size_t len, const uint8_t *sig, size_t sigl
 	f.failk = o->failk;
 	snprintf(r->flash, sizeof(r->flash), "%s", f.path);
 	snprintf(r->kind, sizeof(r->kind), "%s", f.kind);
-	if (!(cur = malloc(f.size))) {
-		rc = -ENOMEM;
+	if (!f.img) {
+		rc = lb_whyf(why, whysz, -EIO, "%s: could not read the flash", f.path);
 		goto out;
 	}
-	if ((rc = lb_flash_read(&f, 0, cur, f.size))) {
-		lb_whyf(why, whysz, rc, "%s: reading: %s", f.path, strerror(-rc));
-		goto out;
-	}
-	if ((rc = lb_update_check(file, len, sig, siglen, &c, cur, f.size, &r->h, keep, &nkeep,
+	if ((rc = lb_update_check(file, len, sig, siglen, &c, f.img, f.size, &r->h, keep, &nkeep,
 				  why, whysz)))
 		goto out;
 	if (o->only_newer && r->h.version == c.running) {
@@ -108,7 +103,6 @@ int lb_fwupdate(const uint8_t *file, size_t len, const uint8_t *sig, size_t sigl
 		rc = lb_whyf(why, whysz, rc < 0 ? rc : -EIO, "%s: after writing, the flash differs from the image at 0x%llx",
 			     f.path, (unsigned long long)first);
 out:
-	free(cur);
 	lb_flash_close(&f);
 	lb_policy_free(pol);
 	free(pol);
