@@ -129,6 +129,7 @@ static const struct str_opt {
 	STR_OPT("lboot.verify=", verify),
 	STR_OPT("lboot.update=", update),
 	STR_OPT("lboot.flash=", flash),
+	STR_OPT("lboot.slot=", slot),
 };
 
 /* lboot.boot=net: network boot by itself, always, before the disks. */
@@ -1116,10 +1117,13 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 	}
 	for (size_t i = 0; i < set->n; i++) {
 		const struct lb_fs *fs = &set->v[i];
+		struct lb_flash_progress pr = { "lboot: update", 0 };
 		struct lb_fwupdate_opts uo = {
 			.root = o->policy_root ? o->policy_root : "/",
 			.want = o->flash[0] ? o->flash : NULL,
 			.apply = !o->dry_run, .only_newer = 1,
+			.slot = (o->slot[0] == 'A' || o->slot[0] == 'B') && !o->slot[1] ? o->slot[0] : 0,
+			.progress = lb_flash_progress_stderr, .arg = &pr,
 		};
 		struct lb_fwupdate_result res;
 		char sp[300], why[768];
@@ -1168,8 +1172,9 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 			    fs->name, path, (unsigned long long)res.h.version, res.flash);
 			return;
 		}
-		say("lboot: update %s:%s: version %llu (%s) written to %s: %llu of %llu erase blocks, each read back (%ld ms with the checks); restarting into it\n",
-		    fs->name, path, (unsigned long long)res.h.version, res.h.label, res.flash,
+		say("lboot: update %s:%s: version %llu (%s) written to %s%s: %llu of %llu erase blocks, each read back (%ld ms with the checks); restarting into it\n",
+		    fs->name, path, (unsigned long long)res.h.version, res.h.label,
+		    res.h.slot ? (res.h.slot == 'A' ? "payload slot A of " : "payload slot B of ") : "", res.flash,
 		    (unsigned long long)res.st.differ, (unsigned long long)res.st.blocks,
 		    lb_progress_now_ms() - t0);
 		sync();

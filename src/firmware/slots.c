@@ -169,3 +169,41 @@ void lb_slot_header_put(unsigned char hdr[LB_SLOT_HDR], unsigned long long versi
 		hdr[64 + i] = (unsigned char)(label[i] >= 0x20 && label[i] <= 0x7E ? label[i] : '?');
 	lb_slot_table_put(hdr + 128, t);
 }
+
+int lb_slot_find(const unsigned char *img, unsigned long long len, unsigned long long *off,
+		 struct lb_slot_table *t, struct lb_slot_hdr *h)
+{
+	int found = -1;
+
+	for (unsigned long long o = 0; len >= LB_SLOT_HDR && o <= len - LB_SLOT_HDR; o += LB_SLOT_HDR) {
+		struct lb_slot_table tt;
+		struct lb_slot_hdr hh;
+
+		if (!same(img + o, slot_magic, 8) ||
+		    lb_slot_table_parse(img + o + 128, LB_SLOT_TABLE_LEN, len, &tt) ||
+		    (len - tt.below[0] != o && len - tt.below[1] != o) ||
+		    lb_slot_check(img + o, &tt, &hh) != LB_SLOT_OK)
+			continue;
+		if (found < 0 || hh.version > h->version) {
+			*off = o;
+			*t = tt;
+			*h = hh;
+			found = 0;
+		}
+	}
+	return found;
+}
+
+int lb_slot_table_in(const unsigned char *img, unsigned long long len, struct lb_slot_table *t)
+{
+	for (unsigned long long o = 0; len >= LB_SLOT_HDR && o <= len - LB_SLOT_HDR; o += LB_SLOT_HDR) {
+		struct lb_slot_hdr hh;
+
+		if (same(img + o, slot_magic, 8) &&
+		    !lb_slot_table_parse(img + o + 128, LB_SLOT_TABLE_LEN, len, t) &&
+		    (len - t->below[0] == o || len - t->below[1] == o) &&
+		    lb_slot_parse(img + o, t, &hh) == LB_SLOT_OK)
+			return 0;
+	}
+	return -1;
+}

@@ -95,4 +95,15 @@ void lb_slot_header_put(unsigned char hdr[LB_SLOT_HDR], unsigned long long versi
 			const char *label, const unsigned char *vol,
 			unsigned long long vol_len, const struct lb_slot_table *t);
 
+/* The slot table of a whole flash image (len bytes) as its slot headers
+ * carry it: the first header (digest not checked) whose own table puts it
+ * where it is. 0, or -1 when no slot header is found. */
+int lb_slot_table_in(const unsigned char *img, unsigned long long len, struct lb_slot_table *t);
+
+/* Find the newest slot that checks in a whole flash image (len bytes):
+ * a slot header at a 4 KiB-aligned offset whose own slot table puts it
+ * there. 0 and *off, *t, *h; -1 when none checks. */
+int lb_slot_find(const unsigned char *img, unsigned long long len, unsigned long long *off,
+		 struct lb_slot_table *t, struct lb_slot_hdr *h);
+
 #endif
