@@ -1103,6 +1103,17 @@ static void scan_round(const struct lb_boot_opts *o, int first, struct lb_fsset 
  * per boot; a refused file is said in one line and the next filesystem is
  * tried (a hostile disk earlier in the order cannot block a real update).
  */
+/* the update's progress, every 10 %, on the console with PID 1's other lines */
+static void update_progress(void *arg, uint64_t done, uint64_t total)
+{
+	unsigned *last = arg, pct = total ? (unsigned)(done * 100 / total) : 100;
+
+	if (pct / 10 != *last / 10 || done == total) {
+		say("lboot: update: writing %u%%\n", pct);
+		*last = pct;
+	}
+}
+
 static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *set)
 {
 	static int done;
@@ -1117,13 +1128,13 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 	}
 	for (size_t i = 0; i < set->n; i++) {
 		const struct lb_fs *fs = &set->v[i];
-		struct lb_flash_progress pr = { "lboot: update", 0 };
+		unsigned pr = 0;
 		struct lb_fwupdate_opts uo = {
 			.root = o->policy_root ? o->policy_root : "/",
 			.want = o->flash[0] ? o->flash : NULL,
 			.apply = !o->dry_run, .only_newer = 1,
 			.slot = (o->slot[0] == 'A' || o->slot[0] == 'B') && !o->slot[1] ? o->slot[0] : 0,
-			.progress = lb_flash_progress_stderr, .arg = &pr,
+			.progress = update_progress, .arg = &pr,
 		};
 		struct lb_fwupdate_result res;
 		char sp[300], why[768];

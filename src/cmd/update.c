@@ -24,7 +24,8 @@ LB_APPLET(update, LB_HOST|LB_TARGET,
 "           sign it with Debian's minisign: `minisign -S -s KEY -m OUT`.\n"
 "           --slot: a payload update instead: the newest payload slot of\n"
 "           ROM (a flash image built with mkrom --slots), its version\n"
-"           (--version, when given, must be the slot's)\n"
+"           (--version, when given, must be the slot's), its label\n"
+"           unless --label is given\n"
 "  check    may FILE be written to this flash? Its signature SIG (default\n"
 "           FILE.minisig) by a key in the firmware's /etc/lboot/update, the\n"
 "           image's digest, its version against the running firmware's\n"
@@ -75,9 +76,10 @@ static int image_main(int argc, char **argv)
 		{ "slot", no_argument, NULL, 's' },
 		{ 0 }
 	};
-	const char *ver = NULL, *label = "lboot firmware", *out = NULL;
+	const char *ver = NULL, *label = NULL, *out = NULL;
 	uint8_t *rom = NULL, *buf = NULL;
 	const uint8_t *img;
+	char slabel[LB_SLOT_LABEL + 1] = "";
 	unsigned long long v = 0;
 	size_t len;
 	char why[256], *end;
@@ -130,12 +132,17 @@ static int image_main(int argc, char **argv)
 			goto out;
 		}
 		v = h.version;
+		memcpy(slabel, h.label, sizeof(slabel));
+		if (!label && slabel[0])
+			label = slabel; /* the slot's own label */
 		img = rom + off;
 		len = (size_t)t.size;
 		fprintf(stderr, "lboot update: %s: the payload slot at 0x%llx (version %llu%s%s%s, %llu bytes of payload volume)\n",
 			argv[optind], off, v, h.label[0] ? ", " : "", h.label, h.label[0] ? "" : "",
 			h.vol_len);
 	}
+	if (!label)
+		label = "lboot firmware";
 	if (!(buf = malloc(LB_UPDATE_HDR + len)))
 		goto out;
 	if (lb_update_header(slot ? LB_UPDATE_KIND_SLOT : LB_UPDATE_KIND_FLASH, v, label, img, len,
