@@ -107,7 +107,6 @@ static int check_slot(const uint8_t *img, struct lb_update_hdr *h, const struct 
 		      const uint8_t *cur, size_t curlen, char *why, size_t whysz)
 {
 	struct lb_slot_table t;
-	struct lb_slot_hdr rh;
 	int run, rc;
 
 	if (c->slot != 'A' && c->slot != 'B')
@@ -126,9 +125,23 @@ static int check_slot(const uint8_t *img, struct lb_update_hdr *h, const struct 
 		return lb_whyf(why, whysz, -EINVAL, "the slot's version %llu is not the update's %llu",
 			       (unsigned long long)h->sh.version, (unsigned long long)h->version);
 	run = c->slot - 'A';
-	if ((rc = lb_slot_parse(cur + curlen - t.below[run], &t, &rh)))
-		return lb_whyf(why, whysz, -EINVAL, "another layout: slot %c, running, is not where the "
-			       "image's slot table puts it (%s there)", c->slot, lb_slot_why(rc));
+	{
+		/* the slot the firmware boots from this flash, by the image's
+		 * slot table: none is another layout; another than lboot.slot=
+		 * says must not be written over (lboot.slot= wrong, or the flash
+		 * changed since the boot): write neither */
+		struct lb_slot_hdr ph[2];
+		int prc[2], pick = lb_slot_pick(cur + curlen, &t, ph, prc);
+
+		if (pick < 0)
+			return lb_whyf(why, whysz, -EINVAL, "another layout: no slot of the flash checks with the "
+				       "image's slot table (A: %s; B: %s)", lb_slot_why(prc[0]),
+				       lb_slot_why(prc[1]));
+		if (pick != run)
+			return lb_whyf(why, whysz, -EINVAL, "lboot.slot=%c, but the flash's slots say %c would "
+				       "boot (A: %s; B: %s): writing neither", c->slot, 'A' + pick,
+				       lb_slot_why(prc[0]), lb_slot_why(prc[1]));
+	}
 	h->slot = (char)('A' + !run);
 	h->slot_off = curlen - t.below[!run];
 	return 0;

@@ -7,8 +7,8 @@
 # block (first, middle, the header written last) leaves the other slot
 # untouched and the half-written slot not checking, so lbootdxe takes the
 # old one; applying again finishes it. Refused with one line and the flash
-# unchanged: no running slot, another layout, older, a slot that does not
-# check. lbootdxe's own choice is tests/e2e/fw-slots.sh.
+# unchanged: no running slot, another layout, older, another key, a
+# running slot (lboot.slot=) that is not the one the flash's slots boot. lbootdxe's own choice is tests/e2e/fw-slots.sh.
 cd "$(dirname "$0")/../.." || exit 1
 L=$PWD/out/lboot
 ROOT=$PWD
@@ -89,7 +89,7 @@ refused() { # name file reason-regex [args]
 refused "no running slot" v2.lbu "a payload slot update, but the running firmware did not start from a payload slot"
 refused "older" v0.lbu "version 0 is older than the running firmware's 1" --slot A
 cp flash.img keep.img; cp plain.img flash.img; cp plain.img flash.orig
-refused "another layout" v2.lbu "another layout: slot A, running, is not where" --slot A
+refused "another layout" v2.lbu "another layout: no slot of the flash checks with the image.s slot table \(A: [a-z ]+; B: [a-z ]+\)" --slot A
 cp keep.img flash.img; cp keep.img flash.orig
 cp v2.lbu other.lbu; sign other.lbu other
 refused "another key" other.lbu "the signature \(key [0-9A-F]+\)" --slot A
@@ -114,10 +114,14 @@ check "apply: slot B is v2's slot, every other byte (slot A, store, code) unchan
 "$L" flash --flash flash.img info >info.txt
 check "flash info: A version 1 and B version 2 both check" \
 	[ "$(grep -c 'digest ok' info.txt)" = 2 ]
-"$L" update --flash flash.img --root root --slot A apply v2.lbu >out.txt 2>err.txt
-check "apply again (A running): nothing differs" grep -q ": 0 of 1536 erase blocks differed" out.txt
-# B running (after the restart): v3 goes to A
+cp flash.img flash.orig
+refused "said to run A, but B (newer, checks) would boot" v2.lbu \
+	"lboot.slot=A, but the flash's slots say B would boot \(A: digest ok; B: digest ok\): writing neither" --slot A
 cp flash.img afterb.img
+cp v1.img flash.img; cp v1.img flash.orig
+refused "said to run B, but B is empty" v2.lbu "lboot.slot=B, but the flash's slots say A would boot" --slot B
+cp afterb.img flash.img
+# B running (after the restart): v3 goes to A
 "$L" update --flash flash.img --root root --slot B apply v3.lbu >out.txt 2>err.txt
 check "apply with B running: v3 written to slot A" grep -q "written to payload slot A of flash.img" out.txt
 python3 - flash.img afterb.img v3.img <<'PY'
