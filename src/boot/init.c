@@ -1114,6 +1114,16 @@ static void update_progress(void *arg, uint64_t done, uint64_t total)
 	}
 }
 
+static void update_writing(void *arg, const struct lb_update_hdr *h)
+{
+	(void)arg;
+	if (h->kind == LB_UPDATE_KIND_FLASH)
+		say(LB_LOG_WARN "lboot: update: %s\n", LB_UPDATE_WHOLE_RISK);
+	else
+		say("lboot: update: writing version %llu into payload slot %c (the running slot is not touched)\n",
+		    (unsigned long long)h->version, h->slot);
+}
+
 static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *set)
 {
 	static int done;
@@ -1134,7 +1144,7 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 			.want = o->flash[0] ? o->flash : NULL,
 			.apply = !o->dry_run, .only_newer = 1,
 			.slot = (o->slot[0] == 'A' || o->slot[0] == 'B') && !o->slot[1] ? o->slot[0] : 0,
-			.progress = update_progress, .arg = &pr,
+			.progress = update_progress, .arg = &pr, .writing = update_writing,
 		};
 		struct lb_fwupdate_result res;
 		char sp[300], why[768];

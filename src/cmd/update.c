@@ -60,6 +60,16 @@ static char running_slot(void)
 	return s;
 }
 
+static void writing(void *arg, const struct lb_update_hdr *h)
+{
+	(void)arg;
+	if (h->kind == LB_UPDATE_KIND_FLASH)
+		fprintf(stderr, "lboot update: warning: %s\n", LB_UPDATE_WHOLE_RISK);
+	else
+		fprintf(stderr, "lboot update: writing version %llu into payload slot %c (the running slot is not touched)\n",
+			(unsigned long long)h->version, h->slot);
+}
+
 static int usage(void)
 {
 	lb_usage("update");
@@ -223,6 +233,7 @@ int update_main(int argc, char **argv)
 		o.slot = running_slot();
 	o.want = getenv("LBOOT_FLASH");
 	o.progress = lb_flash_progress_stderr;
+	o.writing = writing;
 	o.arg = &pr;
 	if (getenv("LBOOT_TEST_FLASH_FAIL"))
 		o.failk = (unsigned)atoi(getenv("LBOOT_TEST_FLASH_FAIL"));

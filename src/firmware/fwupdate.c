@@ -166,6 +166,8 @@ int lb_fwupdate(const uint8_t *file, size_t len, const uint8_t *sig, size_t sigl
 		rc = lb_whyf(why, whysz, -EROFS, "%s: the flash is not writable (write-protected)", f.path);
 		goto out;
 	}
+	if (o->writing)
+		o->writing(o->arg, &r->h);
 	if (r->h.kind == LB_UPDATE_KIND_SLOT) {
 		rc = program_slot(&f, file + r->h.img_off, o, r, why, whysz);
 		goto out;

@@ -23,6 +23,10 @@ struct lb_fwupdate_opts {
 	char slot;              /* the payload slot running (lboot.slot=): 'A', 'B'; 0: none */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *arg;
+	/* called once every check passed, before the first write (may be NULL):
+	 * callers say what is written, and for a whole-flash update (kind 1)
+	 * that a power cut now can leave a flash that does not boot */
+	void (*writing)(void *arg, const struct lb_update_hdr *h);
 };
 
 struct lb_fwupdate_result {

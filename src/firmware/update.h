@@ -45,6 +45,11 @@ struct lb_update_hdr {
 	struct lb_slot_hdr sh;  /* the image's slot header */
 };
 
+/* What a whole-flash update risks, said before one is written (kind 1). */
+#define LB_UPDATE_WHOLE_RISK "a whole-flash update rewrites SEC, PEI and DXE in place: a power cut " \
+	"while it writes can leave a flash that does not boot (only an external programmer " \
+	"recovers it); payload updates into slots (mkrom --slots) do not have this risk"
+
 /* Parse (strictly) the header of an update file of len bytes. */
 int lb_update_parse(const uint8_t *buf, size_t len, struct lb_update_hdr *h,
 		    char *why, size_t whysz);

@@ -60,6 +60,7 @@ else
 	not_ok "v1 wrote v2 into slot B only (1536 blocks compared), each block read back"
 fi
 expect 'lboot: update: writing 50%' 1 && ok "the write shows its progress" || not_ok "the write shows its progress"
+expect "lboot: update: writing version 2 into payload slot B \\(the running slot is not touched\\)" 1 && ok "PID 1 says it writes slot B before it writes" || not_ok "PID 1 says it writes slot B before it writes"
 expect 'lbootdxe: booting slot B \(version 2\): the newer of two that check' 180 &&
 	ok "after the restart lbootdxe boots slot B, the newer of two that check" ||
 	not_ok "after the restart lbootdxe boots slot B, the newer of two that check"

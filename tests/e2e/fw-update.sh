@@ -93,6 +93,9 @@ else
 	grep -E 'lboot: update|mtd|physmap|flash' "$T/serial.log" | head -8 | sed 's/^/# /'
 	not_ok "update: v1 wrote v2 through MTD, each block read back"
 fi
+expect 'lboot: update: a whole-flash update rewrites SEC, PEI and DXE in place: a power cut while it writes can leave a flash that does not boot' 1 &&
+	ok "update: PID 1 says what a power cut during a whole-flash update would do" ||
+	not_ok "update: PID 1 says what a power cut during a whole-flash update would do"
 t0=$(elapsed)
 expect 'lboot: firmware version 2, 1 update key' 240 && ok "update: after the restart v2 runs" ||
 	not_ok "update: after the restart v2 runs"

@@ -100,6 +100,7 @@ check "check: v2 may be written to slot B (A running)" grep -q "may be written t
 check "check --json: the slot" grep -q '"slot":"B"' out.json
 "$L" update --flash flash.img --root root --slot A apply v2.lbu >out.txt 2>err.txt
 check "apply: v2 written to slot B" grep -q "written to payload slot B of flash.img" out.txt
+check "apply: says it writes slot B, not the running one" grep -q "writing version 2 into payload slot B (the running slot is not touched)" err.txt
 check "apply: progress over the slot" grep -q "lboot update: writing 100%" err.txt
 written=$(sed -n 's/.*: \([0-9]*\) of 1536 erase blocks differed.*/\1/p' out.txt)
 check "apply: only slot B's blocks (1536 compared, $written written)" [ -n "$written" ]

@@ -133,6 +133,7 @@ print(sum(1 for o in range(0, len(a), 4096) if not (0xC00000 <= o < 0xC84000) an
 EOF
 )
 "$L" update --flash flash.rom --root root apply v2.lbu >out.txt 2>err.txt
+check "apply: a whole-flash update says what a power cut would do, before it writes" grep -q "warning: a whole-flash update rewrites SEC, PEI and DXE in place: a power cut" err.txt
 check "update: applying again finishes the update" grep -q "version 6 (lboot test v2) written to flash.rom" out.txt
 check "update: it wrote the $((want - 1)) blocks the failed run left ($want differ in all)" grep -q ": $((want - 1)) of 4096 erase blocks differed" out.txt
 check "update: the oracle counts 3 differing blocks" [ "$want" = 3 ]
