@@ -1108,7 +1108,8 @@ static void scan_round(const struct lb_boot_opts *o, int first, struct lb_fsset 
  * without the "lboot: update WHERE: " prefix.
  */
 static int update_file(const struct lb_boot_opts *o, const char *where,
-		       const struct lb_fwsrc_file *f, int apply, char *line, size_t linesz)
+		       const struct lb_fwsrc_file *f, int apply, int quiet, char *line,
+		       size_t linesz)
 {
 	struct lb_fwupdate_opts uo = {
 		.root = o->policy_root ? o->policy_root : "/",
@@ -1120,19 +1121,20 @@ static int update_file(const struct lb_boot_opts *o, const char *where,
 	long t0 = lb_progress_now_ms();
 	int r;
 
-	say("lboot: update %s: checking (%zu bytes)\n", where, f->len);
+#define usay(...) do { if (!quiet) say(__VA_ARGS__); } while (0)
+	usay("lboot: update %s: checking (%zu bytes)\n", where, f->len);
 	memset(&res, 0, sizeof(res));
 	r = lb_fwupdate(f->buf, f->len, f->sig, f->siglen, &uo, &res, why, sizeof(why));
 	if (r == 1) {
 		snprintf(line, linesz, "%s", why);
-		say("lboot: update %s: %s\n", where, line);
+		usay("lboot: update %s: %s\n", where, line);
 		return 1;
 	}
 	if (r < 0) {
 		snprintf(line, linesz, "refused: %s", why);
-		say(LB_LOG_ERR "lboot: update %s: %s\n", where, line);
+		usay(LB_LOG_ERR "lboot: update %s: %s\n", where, line);
 		if (res.st.differ)
-			say(LB_LOG_ERR "lboot: update: the flash %s is partly written (%llu blocks): the running firmware goes on; apply the update again before powering off\n",
+			usay(LB_LOG_ERR "lboot: update: the flash %s is partly written (%llu blocks): the running firmware goes on; apply the update again before powering off\n",
 			    res.flash, (unsigned long long)res.st.differ);
 		return r;
 	}
@@ -1140,16 +1142,17 @@ static int update_file(const struct lb_boot_opts *o, const char *where,
 		snprintf(line, linesz, "version %llu (%s) may be written to %s%s",
 			 (unsigned long long)res.h.version, res.h.label, res.flash,
 			 apply ? " (dry run)" : "");
-		say("lboot: update %s: %s\n", where, line);
+		usay("lboot: update %s: %s\n", where, line);
 		return 0;
 	}
 	snprintf(line, linesz, "version %llu (%s) written to %s: %llu of %llu erase blocks, each read back (%ld ms with the checks); restarting into it",
 		 (unsigned long long)res.h.version, res.h.label, res.flash,
 		 (unsigned long long)res.st.differ, (unsigned long long)res.st.blocks,
 		 lb_progress_now_ms() - t0);
-	say("lboot: update %s: %s\n", where, line);
+	usay("lboot: update %s: %s\n", where, line);
 	sync();
 	return 0;
+#undef usay
 }
 
 /* An unattended update: 1 when the search is over (written: the machine
@@ -1162,7 +1165,7 @@ static int update_unattended(const struct lb_boot_opts *o, const char *where,
 
 	/* the check and the write: generous, but not forever */
 	lb_progress_bound(LB_PHASE_LOAD, "update", UPDATE_WRITE_MS);
-	r = update_file(o, where, f, 1, line, sizeof(line));
+	r = update_file(o, where, f, 1, 0, line, sizeof(line));
 	if (r < 0)
 		return 0;
 	if (!r && !o->dry_run && o->pid1)
@@ -1285,6 +1288,94 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 	}
 }
 
+/*
+ * The menu's 'u' (src/console/menu.h): the update files there are now,
+ * LB_FWSRC_DEFAULT_PATH and the lboot.update= path on each filesystem, and
+ * the lboot.update= URL; each read again for the check and for the write
+ * (the decision is always made on the bytes it writes). The lines go to
+ * the menu, which shows them.
+ */
+static struct menu_upd {
+	const struct lb_boot_opts *o;
+	const struct lb_fsset *set;
+	size_t n;
+	struct {
+		size_t fs;          /* index in set; SIZE_MAX: path is a URL */
+		const char *path;
+	} v[LB_MENU_UPD_MAX];
+} mu;
+
+static size_t menu_upd_find(void *arg, char (*names)[LB_MENU_UPD_NAME], size_t max)
+{
+	struct menu_upd *c = arg;
+	enum lb_fwsrc_kind kind = LB_FWSRC_NONE;
+	const char *opt = NULL, *paths[2] = { LB_FWSRC_DEFAULT_PATH, NULL };
+	char why[768];
+
+	c->n = 0;
+	if (max > LB_MENU_UPD_MAX)
+		max = LB_MENU_UPD_MAX;
+	if (lb_fwsrc_parse(c->o->update, &kind, &opt, why, sizeof(why)))
+		kind = LB_FWSRC_NONE;
+	if (kind == LB_FWSRC_FS && strcmp(opt, LB_FWSRC_DEFAULT_PATH))
+		paths[1] = opt;
+	for (size_t i = 0; c->set && i < c->set->n && c->n < max; i++)
+		for (size_t p = 0; p < 2 && paths[p] && c->n < max; p++) {
+			int fd = lb_fs_open(&c->set->v[i], paths[p]);
+
+			if (fd < 0)
+				continue;
+			close(fd);
+			c->v[c->n].fs = i;
+			c->v[c->n].path = paths[p];
+			snprintf(names[c->n], LB_MENU_UPD_NAME, "%s:%s", c->set->v[i].name, paths[p]);
+			c->n++;
+		}
+	if (kind == LB_FWSRC_URL && c->n < max) {
+		c->v[c->n].fs = SIZE_MAX;
+		c->v[c->n].path = opt;
+		snprintf(names[c->n], LB_MENU_UPD_NAME, "%s", opt);
+		c->n++;
+	}
+	return c->n;
+}
+
+static int menu_upd_run(void *arg, size_t i, int write, char *line, size_t linesz)
+{
+	struct menu_upd *c = arg;
+	struct lb_fwsrc_file f;
+	char why[768], where[LB_MENU_UPD_NAME];
+	int r;
+
+	if (i >= c->n)
+		return -EINVAL;
+	if (c->v[i].fs == SIZE_MAX) {
+		snprintf(where, sizeof(where), "%s", c->v[i].path);
+		if ((r = update_net_up(c->o))) {
+			snprintf(line, linesz, "no network: %s", strerror(-r));
+			return r;
+		}
+		r = lb_fwsrc_fetch(c->v[i].path, &nb.fetch, UPDATE_FETCH_MS, &f, why, sizeof(why));
+	} else {
+		if (c->v[i].fs >= c->set->n)
+			return -ENODEV;
+		snprintf(where, sizeof(where), "%s:%s", c->set->v[c->v[i].fs].name, c->v[i].path);
+		r = lb_fwsrc_read_fs(&c->set->v[c->v[i].fs], c->v[i].path, &f, why, sizeof(why));
+	}
+	if (r) {
+		snprintf(line, linesz, "cannot read it: %s", why[0] ? why : strerror(-r));
+		return r;
+	}
+	r = update_file(c->o, where, &f, write, 1, line, linesz);
+	lb_fwsrc_file_free(&f);
+	return r;
+}
+
+static const struct lb_menu_update menu_upd = {
+	.find = menu_upd_find, .run = menu_upd_run, .arg = &mu,
+	.looked = LB_FWSRC_DEFAULT_PATH " on each filesystem, and lboot.update=",
+};
+
 /* The menu's reboot and power-off items (returns only when they failed
  * or in a dry run). */
 static void menu_power(const struct lb_boot_opts *o, int action)
@@ -1332,6 +1423,9 @@ static enum round_end menu_round(const struct lb_boot_opts *o, struct lb_menu *m
 		if (nothing && nothing_round(o, g->since_ms, g->round, !g->scanned, m))
 			return ROUND_FAIL;
 		lb_progress(LB_PHASE_MENU, NULL);
+		mu.o = o;
+		mu.set = set;
+		m->update = vb.pol.n_update_keys ? &menu_upd : NULL;
 		m->refused = vb.refused;
 		m->n_refused = vb.n_refused;
 		totp_show(o);
