@@ -9,6 +9,7 @@
 #    refused with one line naming the URL and the reason, the boot goes on
 #    (the target OS from the disk), the flash byte-identical outside the
 #    variable store;
+#  - nothing served (404): one line naming the URL, the boot goes on;
 #  - v2: written through MTD, the machine restarts, v2's start line
 #    appears, v2 fetches the same file, says "nothing to do" and boots the
 #    target OS; the flash is v2 outside the variable store.
@@ -101,6 +102,18 @@ for what in "tampered:the signature \\(key [0-9A-F]+\\): bad signature" \
 done
 flash_same "$T/flash.img" "$T/flash-v1.img" && ok "refused updates: the flash outside the variable store is byte-identical" ||
 	not_ok "refused updates: the flash outside the variable store is byte-identical"
+
+# --- nothing served: one line naming the URL, the boot goes on ----------
+rm -f "$W/fw/update.lbu" "$W/fw/update.lbu.minisig"
+E2E_FLASH=$T/flash.img qemu_start "${NIC[@]}" -drive "file=$T/disk.img,format=raw,if=virtio,snapshot=on"
+expect "lboot: update $U: HTTP 404 Not Found" 300 && ok "nothing served: one line naming the URL (HTTP 404)" ||
+	{ grep -aE 'lboot: update' "$T/serial.log" | sed 's/^/# /'; not_ok "nothing served: one line naming the URL (HTTP 404)"; }
+expect 'lboot-target: cmdline: .*rom.test=fwupd-https' 300 && ok "nothing served: the target OS boots" ||
+	not_ok "nothing served: the target OS boots"
+qemu_stop
+mv "$T/serial.log" "$T/serial-404.log"
+flash_same "$T/flash.img" "$T/flash-v1.img" && ok "nothing served: the flash is unchanged" ||
+	not_ok "nothing served: the flash is unchanged"
 
 # --- accepted: the server serves v2; v1 writes it, restarts, v2 runs -----
 serve "$T/v2.lbu"
