@@ -778,6 +778,9 @@ static struct {
 /* lboot.update=: fetching URL and URL.minisig, then checking and writing */
 #define UPDATE_FETCH_MS 300000u
 #define UPDATE_WRITE_MS 600000
+/* the "device" of the update's progress stamps: a boot process that hung
+ * there is restarted without the unattended update (lb_progress_skipped) */
+#define UPDATE_DEV "lboot.update"
 
 /* Before the first TLS handshake of a boot: the time from the NTP servers
  * (the lease's, or lboot.ntp=), within NTP_BOUND_MS. The answer is not
@@ -1164,7 +1167,7 @@ static int update_unattended(const struct lb_boot_opts *o, const char *where,
 	int r;
 
 	/* the check and the write: generous, but not forever */
-	lb_progress_bound(LB_PHASE_LOAD, "update", UPDATE_WRITE_MS);
+	lb_progress_bound(LB_PHASE_LOAD, UPDATE_DEV, UPDATE_WRITE_MS);
 	r = update_file(o, where, f, 1, 0, line, sizeof(line));
 	if (r < 0)
 		return 0;
@@ -1192,7 +1195,7 @@ static int update_net_up(const struct lb_boot_opts *o)
 	if (state)
 		return state > 0 ? 0 : state;
 	say("lboot: update: bringing the network up (DHCP, up to %u s)\n", no.timeout_ms / 1000);
-	lb_progress_bound(LB_PHASE_SCAN, "update-net", 2 * (int)no.timeout_ms + 60000);
+	lb_progress_bound(LB_PHASE_SCAN, UPDATE_DEV, 2 * (int)no.timeout_ms + 60000);
 	r = lb_net_up(&no, &lease, err, sizeof(err));
 	if (!r) {
 		ntp_lease(NULL, &lease);
@@ -1228,7 +1231,7 @@ static void update_url(const struct lb_boot_opts *o, const char *url)
 	if (update_net_up(o))
 		return;
 	say("lboot: update %s: fetching (up to %u s)\n", url, UPDATE_FETCH_MS / 1000);
-	lb_progress_bound(LB_PHASE_LOAD, "update-fetch", UPDATE_FETCH_MS + 60000);
+	lb_progress_bound(LB_PHASE_LOAD, UPDATE_DEV, UPDATE_FETCH_MS + 60000);
 	r = lb_fwsrc_fetch(url, &nb.fetch, UPDATE_FETCH_MS, &f, why, sizeof(why));
 	if (r) {
 		/* the fetch's line names the URL already */
@@ -1260,6 +1263,10 @@ static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *se
 	if (done || !o->update[0])
 		return;
 	done = 1;
+	if (lb_progress_skipped(UPDATE_DEV)) {
+		say(LB_LOG_WARN "lboot: update: not tried again: it made no progress earlier in this boot\n");
+		return;
+	}
 	if (lb_fwsrc_parse(o->update, &kind, &path, why, sizeof(why))) {
 		say(LB_LOG_WARN "lboot: %s\n", why);
 		return;
