@@ -14,49 +14,15 @@ case $out in /*) ;; *) out=$PWD/$out ;; esac
 . "$here/../scripts/cache.sh"
 lboot_cache coreboot
 build_version=2
-apt=$cache/coreboot-apt
-# the system's Debian archive as a deb-src list (deb822 or one-line sources)
-srclist() {
-	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		{
-			t = u = s = c = k = ""
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^Types:/) t = $i; else if ($i ~ /^URIs:/) u = $i
-				else if ($i ~ /^Suites:/) s = $i; else if ($i ~ /^Components:/) c = $i
-				else if ($i ~ /^Signed-By:/) k = $i
-			}
-			if (t !~ /deb/ || u ~ /security/) next
-			sub(/^URIs:[ \t]*/, "", u); sub(/^Suites:[ \t]*/, "", s)
-			sub(/^Components:[ \t]*/, "", c); sub(/^Signed-By:[ \t]*/, "", k)
-			split(s, ss, " "); split(u, uu, " ")
-			printf "deb-src %s%s %s %s\n", (k != "" ? "[signed-by=" k "] " : ""), uu[1], ss[1], c
-			exit
-		}' /etc/apt/sources.list.d/debian.sources
-	elif [ -f /etc/apt/sources.list ]; then
-		awk '$1 == "deb" && $0 !~ /security/ { $1 = "deb-src"; print; exit }' /etc/apt/sources.list
-	fi
-}
-aptget() { aptrun apt-get "$@"; }
-aptrun() {
-	cmd=$1; shift
-	"$cmd" -q -o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts="$apt/parts" \
-		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" \
-		-o APT::Sandbox::User=root "$@"
-}
+. "$here/../scripts/debsrc.sh"
 if [ -n "${COREBOOT_SRC:-}" ]; then
 	[ -f "$COREBOOT_SRC/Makefile" ] && [ -d "$COREBOOT_SRC/src/mainboard/emulation/qemu-q35" ] || {
 		echo "coreboot: COREBOOT_SRC=$COREBOOT_SRC is not a coreboot tree" >&2; exit 1; }
 	version="dir:$(cd "$COREBOOT_SRC" && pwd):$(git -C "$COREBOOT_SRC" describe --always --dirty 2>/dev/null || stat -c %Y "$COREBOOT_SRC/Makefile")"
 else
-	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial"
-	srclist >"$apt/sources.list"
-	[ -s "$apt/sources.list" ] || { echo "coreboot: no Debian archive in /etc/apt to take sources from" >&2; exit 1; }
-	if ! [ -f "$apt/updated" ] || [ -n "$(find "$apt/updated" -mmin +1440 2>/dev/null)" ]; then
-		aptget update >&2 && touch "$apt/updated"
-	fi
-	version=$(aptrun apt-cache showsrc coreboot 2>/dev/null | awk '/^Version:/ { print $2; exit }')
-	[ -n "$version" ] || { echo "coreboot: no coreboot source package in $(cat "$apt/sources.list")" >&2; exit 1; }
+	debsrc_init
+	version=$(debsrc_version coreboot)
+	[ -n "$version" ] || { echo "coreboot: no coreboot source package in $(cat "$debsrc/sources.list")" >&2; exit 1; }
 fi
 hash=$( (grep -v -e '^#' -e '^[[:space:]]*$' "$here/q35.config"; cat "$here/q35-cmos.layout" "$here/q35-cmos.default"
 	echo "$build_version"; echo "$version") | sha256sum | cut -c1-16)
@@ -74,7 +40,7 @@ if [ -n "${COREBOOT_SRC:-}" ]; then
 	cp -a "$COREBOOT_SRC" "$work/src"
 else
 	echo "coreboot: fetching Debian's coreboot $version source" >&2
-	(cd "$work" && aptget source coreboot >&2)
+	debsrc_get coreboot "$work"
 	mv "$work"/coreboot-*/ "$work/src"
 fi
 cd "$work/src"

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct lb_pubkey key = { { 1, 2, 3, 4, 5, 6, 7, 8 }, { 9 } };
 	const struct lb_keyring keys = { &key, 1, NULL, 0 };
-	const struct lb_update_ctx c = { &keys, 1, 1, 2 };
+	const struct lb_update_ctx c = { &keys, 1, 1, 2, 'A' };
 	struct lb_update_hdr h;
 	struct lb_flash_range r, keep[1];
 	size_t sl, nkeep;

@@ -41,14 +41,23 @@ ARM64_DXE_CFLAGS := -std=gnu11 -Os -Wall -Wextra -Wshadow -Wvla -Werror=implicit
 	-ffreestanding -fno-stack-protector -fpie -fvisibility=hidden -fno-builtin \
 	-fshort-wchar -mstrict-align -mgeneral-regs-only -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables -fno-ident -nostdinc -fno-jump-tables \
-	-fno-tree-loop-distribute-patterns -Isrc/dxe/arm64
-ARM64_DXE_OBJ  := $(patsubst src/dxe/%.c,build/arm64/dxe/%.o,$(sort $(wildcard src/dxe/*.c)))
+	-fno-tree-loop-distribute-patterns -Isrc/dxe/arm64 \
+	-isystem src/dxe/libc -isystem $(shell $(ARM64_DXE_CC) -print-file-name=include 2>/dev/null) -Ibuild/dxe/inc
+ARM64_DXE_OBJ  := $(patsubst src/dxe/%.c,build/arm64/dxe/%.o,$(sort $(wildcard src/dxe/*.c))) \
+	build/arm64/dxe/slots.o build/arm64/dxe/bearssl/sha2small.o build/arm64/dxe/bearssl/dec32be.o \
+	build/arm64/dxe/bearssl/enc32be.o
 
 arm64: build/arm64/lbootdxe.efi
 
 build/arm64/dxe/%.o: src/dxe/%.c $(wildcard src/dxe/*.h src/dxe/arm64/*.h) mk/arm64.mk
 	@mkdir -p $(@D)
 	$(ARM64_DXE_CC) $(ARM64_DXE_CFLAGS) -c $< -o $@
+build/arm64/dxe/slots.o: src/firmware/slots.c src/firmware/slots.h src/lib/le.h mk/arm64.mk build/dxe/inc/.stamp
+	@mkdir -p $(@D)
+	$(ARM64_DXE_CC) $(ARM64_DXE_CFLAGS) -c $< -o $@
+build/arm64/dxe/bearssl/%.o: build/dxe/inc/.stamp mk/arm64.mk
+	@mkdir -p $(@D)
+	$(ARM64_DXE_CC) $(ARM64_DXE_CFLAGS) -I$(BEARSSL_SRC)/src -I$(BEARSSL_SRC)/inc -w -c $(BEARSSL_SRC)/src/$(filter %/$*,$(BEARSSL_DXE_SRC)).c -o $@
 build/arm64/dxe/lbootdxe.elf: $(ARM64_DXE_OBJ) src/dxe/arm64/lbootdxe.lds mk/arm64.mk
 	$(ARM64_DXE_LD) -pie --no-dynamic-linker -z norelro --no-warn-rwx-segments -nostdlib \
 		-e efi_main -T src/dxe/arm64/lbootdxe.lds -o $@ $(ARM64_DXE_OBJ)

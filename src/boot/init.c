@@ -130,6 +130,7 @@ static const struct str_opt {
 	STR_OPT("lboot.verify=", verify),
 	STR_OPT("lboot.update=", update),
 	STR_OPT("lboot.flash=", flash),
+	STR_OPT("lboot.slot=", slot),
 };
 
 /* lboot.boot=net: network boot by itself, always, before the disks. */
@@ -1110,14 +1111,22 @@ static void scan_round(const struct lb_boot_opts *o, int first, struct lb_fsset 
  * written, 1 nothing to do, negative errno refused; line gets the outcome
  * without the "lboot: update WHERE: " prefix.
  */
+static const char *slot_of(const struct lb_fwupdate_result *res)
+{
+	return res->h.slot ? (res->h.slot == 'A' ? "payload slot A of " : "payload slot B of ") : "";
+}
+
 static int update_file(const struct lb_boot_opts *o, const char *where,
 		       const struct lb_fwsrc_file *f, int apply, int quiet, char *line,
 		       size_t linesz)
 {
+	struct lb_flash_progress pr = { "lboot: update", 0 };
 	struct lb_fwupdate_opts uo = {
 		.root = o->policy_root ? o->policy_root : "/",
 		.want = o->flash[0] ? o->flash : NULL,
 		.apply = apply && !o->dry_run, .only_newer = 1,
+		.slot = (o->slot[0] == 'A' || o->slot[0] == 'B') && !o->slot[1] ? o->slot[0] : 0,
+		.progress = lb_flash_progress_stderr, .arg = &pr,
 	};
 	struct lb_fwupdate_result res;
 	char why[768];
@@ -1142,14 +1151,14 @@ static int update_file(const struct lb_boot_opts *o, const char *where,
 		return r;
 	}
 	if (!uo.apply) {
-		snprintf(line, linesz, "version %llu (%s) may be written to %s%s",
-			 (unsigned long long)res.h.version, res.h.label, res.flash,
+		snprintf(line, linesz, "version %llu (%s) may be written to %s%s%s",
+			 (unsigned long long)res.h.version, res.h.label, slot_of(&res), res.flash,
 			 apply ? " (dry run)" : "");
 		usay("lboot: update %s: %s\n", where, line);
 		return 0;
 	}
-	snprintf(line, linesz, "version %llu (%s) written to %s: %llu of %llu erase blocks, each read back (%ld ms with the checks); restarting into it",
-		 (unsigned long long)res.h.version, res.h.label, res.flash,
+	snprintf(line, linesz, "version %llu (%s) written to %s%s: %llu of %llu erase blocks, each read back (%ld ms with the checks); restarting into it",
+		 (unsigned long long)res.h.version, res.h.label, slot_of(&res), res.flash,
 		 (unsigned long long)res.st.differ, (unsigned long long)res.st.blocks,
 		 lb_progress_now_ms() - t0);
 	usay("lboot: update %s: %s\n", where, line);

@@ -28,6 +28,7 @@ struct lb_boot_opts {
 	int fault_dropcaches; /* lboot.fault_dropcaches=1: drop the page cache
 			       * between the check and the load (fault injection) */
 	char verify[16];     /* lboot.verify=: only stricter than the built-in policy */
+	char slot[4];        /* lboot.slot=A|B: the payload slot lbootdxe started (slots.h) */
 	char update[256];    /* lboot.update=fs:/PATH: a signed firmware update (fwupdate.h) */
 	char flash[64];      /* lboot.flash=NAME|mtdN: the boot flash, when more than one */
 	char net[8];         /* lboot.net=auto (when no disk has entries), on, off */

@@ -10,6 +10,7 @@
 #include "json.h"
 #include "lboot.h"
 #include "policy.h"
+#include "slots.h"
 
 LB_APPLET(flash, LB_HOST|LB_TARGET,
 "usage: lboot flash [--flash DEV|FILE] [--json] info\n"
@@ -21,7 +22,8 @@ LB_APPLET(flash, LB_HOST|LB_TARGET,
 "reset vector), or the one lboot.flash=NAME|mtdN names; --flash also takes\n"
 "a flash image file (host tools, tests).\n"
 "  info     name, size, erase block, writable, the firmware in it (uefi,\n"
-"           coreboot); --json for scripts\n"
+"           coreboot), the payload slots (version, label, whether each\n"
+"           checks); --json for scripts\n"
 "  read     the whole flash into OUT (written atomically)\n"
 "  verify   compare the flash with IMAGE: exit 0 equal, 1 differ (the first\n"
 "           differing offset is printed)\n"
@@ -112,18 +114,46 @@ int flash_main(int argc, char **argv)
 	if (lb_flash_pick(dev, !strcmp(cmd, "write"), &f))
 		return 1;
 	if (!strcmp(cmd, "info")) {
+		struct lb_slot_table t;
+		struct lb_slot_hdr sh[2];
+		int src[2], slots = f.img && !lb_slot_table_in(f.img, f.size, &t);
+
+		for (int i = 0; slots && i < 2; i++)
+			src[i] = lb_slot_check(f.img + f.size - t.below[i], &t, &sh[i]);
 		if (json) {
 			printf("{\"path\":");
 			lb_json_str(stdout, f.path);
 			printf(",\"name\":");
 			lb_json_str(stdout, f.name);
-			printf(",\"mtd\":%s,\"size\":%llu,\"erasesize\":%u,\"firmware\":\"%s\"}\n",
+			printf(",\"mtd\":%s,\"size\":%llu,\"erasesize\":%u,\"firmware\":\"%s\",\"slots\":",
 			       f.is_mtd ? "true" : "false", (unsigned long long)f.size,
 			       f.erasesize, f.kind);
+			if (!slots)
+				printf("null");
+			for (int i = 0; slots && i < 2; i++) {
+				printf("%s{\"slot\":\"%c\",\"offset\":%llu,\"size\":%llu,\"ok\":%s,\"state\":",
+				       i ? "," : "[", 'A' + i, (unsigned long long)(f.size - t.below[i]),
+				       (unsigned long long)t.size, src[i] ? "false" : "true");
+				lb_json_str(stdout, lb_slot_why(src[i]));
+				if (src[i] == LB_SLOT_OK || src[i] == LB_SLOT_DIGEST) {
+					printf(",\"version\":%llu,\"label\":", sh[i].version);
+					lb_json_str(stdout, sh[i].label);
+				}
+				printf("}%s", i ? "]" : "");
+			}
+			printf("}\n");
 		} else {
 			printf("%s: %s, %llu bytes (%llu KiB), erase block %u, %s firmware\n", f.path,
 			       f.name, (unsigned long long)f.size, (unsigned long long)(f.size >> 10),
 			       f.erasesize, f.kind);
+			for (int i = 0; slots && i < 2; i++) {
+				printf("payload slot %c at 0x%llx (%llu bytes): ", 'A' + i,
+				       (unsigned long long)(f.size - t.below[i]), (unsigned long long)t.size);
+				if (src[i] == LB_SLOT_OK || src[i] == LB_SLOT_DIGEST)
+					printf("version %llu%s%s%s, ", sh[i].version, sh[i].label[0] ? " (" : "",
+					       sh[i].label, sh[i].label[0] ? ")" : "");
+				printf("%s\n", lb_slot_why(src[i]));
+			}
 		}
 		ret = 0;
 		goto out;

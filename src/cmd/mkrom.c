@@ -8,6 +8,7 @@ LB_APPLET(mkrom, LB_HOST,
 "         [--dxe-console com1|com2|com3|com4|0xPORT|none]\n"
 "         [--vars VARS.fd] [--vars-out FILE] [--size auto|4M|8M|16M]\n"
 "         [--tpm [--pei lbootpei.efi | --no-pei]]\n"
+"         [--slots [--payload-version N] [--payload-label TEXT]]\n"
 "         [-q] -o OUT.rom\n"
 "Build a LinuxBoot ROM from an EDK2/OVMF image: remove every DXE driver and\n"
 "application of the DXE volume not in the keep list (and always BdsDxe), add\n"
@@ -56,12 +57,22 @@ LB_APPLET(mkrom, LB_HOST,
 "                   the compressed FVMAIN_COMPACT file from flash into PCR 0\n"
 "                   instead of hashing the 12 MiB DXE volume (docs/rom.md)\n"
 "  --no-pei         with --tpm: leave the measuring to Tcg2Pei as OVMF does\n"
+"  --slots          x86, 8M or 16M: two payload slots (A/B) instead of one\n"
+"                   payload volume, for payload updates that survive being\n"
+"                   interrupted (docs/firmware-update.md): the kernel and\n"
+"                   initramfs in slot A, slot B erased, the slot table in the\n"
+"                   DXE volume; lbootdxe boots the newest slot that checks\n"
+"  --payload-version N  with --slots: slot A's version (default 1): the\n"
+"                   firmware-version of the initramfs's policy\n"
+"  --payload-label TEXT with --slots: slot A's label (63 printable bytes)\n"
 "  -q, --quiet      no report\n"
 "  -o, --output OUT the ROM to write (never one of the inputs)\n"
 "Exit: 0 ok, 1 failure, 2 usage.\n")
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mkrom.h"
@@ -140,6 +151,17 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 		       "(QEMU: -M virt, units 0 and 1 of 64 MiB)\n",
 		       (unsigned long long)r->payload_bytes, (unsigned long long)r->payload_vol,
 		       (unsigned long long)r->payload_at, (unsigned long long)r->payload_free);
+	else if (r->slot_size)
+		printf("payload: kernel + initramfs = %llu bytes (uncompressed) in slot A (version "
+		       "%llu): a payload volume of %llu bytes after the slot header, %llu bytes "
+		       "left; two slots of %llu bytes at 0x%llx (A) and 0x%llx (B, erased) of "
+		       "pflash unit 1; flash %llu MiB = unit 0 %llu + unit 1 %llu bytes%s\n",
+		       (unsigned long long)r->payload_bytes, (unsigned long long)o->payload_version,
+		       (unsigned long long)r->slot_vol, (unsigned long long)r->payload_free,
+		       (unsigned long long)r->slot_size, (unsigned long long)r->slot_off[0],
+		       (unsigned long long)r->slot_off[1], (unsigned long long)(r->flash_size >> 20),
+		       (unsigned long long)r->image_size, (unsigned long long)r->unit1_size,
+		       r->flash_size > (8u << 20) ? " (QEMU: -machine q35,max-fw-size=16M)" : "");
 	else if (r->payload_unit1)
 		printf("payload: kernel + initramfs = %llu bytes (uncompressed) in a payload "
 		       "volume of %llu bytes at the bottom of pflash unit 1, %llu bytes left; "
@@ -178,11 +200,15 @@ int mkrom_main(int argc, char **argv)
 		{ "dxe-console", required_argument, NULL, 'C' },
 		{ "pei", required_argument, NULL, 'P' },
 		{ "no-pei", no_argument, NULL, 'N' },
+		{ "slots", no_argument, NULL, 'S' },
+		{ "payload-version", required_argument, NULL, 'Y' },
+		{ "payload-label", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lb_mkrom_opts o = { .dxe = NULL, .pei = "build/pei/lbootpei.efi" };
+	struct lb_mkrom_opts o = { .dxe = NULL, .pei = "build/pei/lbootpei.efi",
+				   .payload_version = 1 };
 	struct lb_mkrom_report r;
 	char err[512];
 	int c, quiet = 0, rc;
@@ -229,6 +255,30 @@ int mkrom_main(int argc, char **argv)
 		}
 		case 'P': o.pei = optarg; break;
 		case 'N': o.pei = NULL; break;
+		case 'S': o.slots = 1; break;
+		case 'Y': {
+			char *e;
+
+			errno = 0;
+			o.payload_version = strtoull(optarg, &e, 10);
+			if (errno || e == optarg || *e || optarg[0] == '-') {
+				lb_err("--payload-version %s: want a decimal number", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'L':
+			if (strlen(optarg) >= LB_SLOT_LABEL) {
+				lb_err("--payload-label: at most %u bytes", LB_SLOT_LABEL - 1);
+				return 2;
+			}
+			for (const char *p = optarg; *p; p++)
+				if (*p < 0x20 || *p > 0x7E) {
+					lb_err("--payload-label: printable ASCII only");
+					return 2;
+				}
+			o.payload_label = optarg;
+			break;
 		case 'o': o.out = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h':

@@ -14,6 +14,8 @@
  *                      No file: COM1 (0x3F8). `mkrom --dxe-console`.
  *                      On arm64 8 bytes: the PL011's MMIO base
  *                      (src/dxe/arm64/cpu.h; no file: 0x09000000)
+ *   LBOOT_GUID_SLOTS   the payload slot table (FREEFORM: RAW section, 40
+ *                      bytes, src/firmware/slots.h); `mkrom --slots`
  */
 #ifndef LBOOT_DXE_GUIDS_H
 #define LBOOT_DXE_GUIDS_H
@@ -23,6 +25,7 @@
 #define LBOOT_GUID_INITRD_STR  "2FF050F8-93A9-411A-A4BE-DF58B51B4A18"
 #define LBOOT_GUID_CMDLINE_STR "3BD30B26-F965-4B9A-BFDB-600888F3B8F8"
 #define LBOOT_GUID_CONSOLE_STR "7C0A4E51-3D2B-4F6A-9E8C-51B0D4A2C6E3"
+#define LBOOT_GUID_SLOTS_STR   "9A3C5E71-2B84-4D0F-8E6A-C1F2D3B4A596"
 /* lbootpei (src/pei): the --tpm ROM's PEIM in the PEI volume */
 #define LBOOT_GUID_PEI_STR     "6B1E52F0-3C2D-4A77-9E0B-5D1C8A4F2E61"
 
@@ -35,6 +38,9 @@
 	{ 0x2FF050F8, 0x93A9, 0x411A, { 0xA4, 0xBE, 0xDF, 0x58, 0xB5, 0x1B, 0x4A, 0x18 } }
 #define LBOOT_GUID_CMDLINE_INIT \
 	{ 0x3BD30B26, 0xF965, 0x4B9A, { 0xBF, 0xDB, 0x60, 0x08, 0x88, 0xF3, 0xB8, 0xF8 } }
+
+#define LBOOT_GUID_SLOTS_INIT \
+	{ 0x9A3C5E71, 0x2B84, 0x4D0F, { 0x8E, 0x6A, 0xC1, 0xF2, 0xD3, 0xB4, 0xA5, 0x96 } }
 
 #define LBOOT_GUID_CONSOLE_INIT \
 	{ 0x7C0A4E51, 0x3D2B, 0x4F6A, { 0x9E, 0x8C, 0x51, 0xB0, 0xD4, 0xA2, 0xC6, 0xE3 } }

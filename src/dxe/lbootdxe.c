@@ -23,6 +23,7 @@
 #include "efi.h"
 #include "flash.h"
 #include "guids.h"
+#include "../firmware/slots.h"
 
 /* ---- GUIDs of the UEFI / PI interfaces we use --------------------------- */
 static const EFI_GUID bds_arch_guid = EFI_GUID_INIT(0x665E3FF6, 0x46CC, 0x11D4,
@@ -51,6 +52,7 @@ static const EFI_GUID linux_initrd_media_guid = EFI_GUID_INIT(0x5568E427, 0x68FC
 static const EFI_GUID kernel_file_guid = LBOOT_GUID_KERNEL_INIT;
 static const EFI_GUID initrd_file_guid = LBOOT_GUID_INITRD_INIT;
 static const EFI_GUID cmdline_file_guid = LBOOT_GUID_CMDLINE_INIT;
+static const EFI_GUID slots_file_guid = LBOOT_GUID_SLOTS_INIT;
 static const EFI_GUID console_file_guid = LBOOT_GUID_CONSOLE_INIT;
 
 static EFI_SYSTEM_TABLE *st;
@@ -338,6 +340,76 @@ static int flash_map(void)
 	return 0;
 }
 
+/* ---- payload slots (A/B; src/firmware/slots.h) ----------------------------
+ * When the ROM has a slot table (in our DXE volume, read-only code), the
+ * payload comes from the newest slot whose digest checks, never from
+ * anywhere else; no slot that checks is fatal. */
+static const unsigned char *slot_top;   /* the chosen slot's volume end */
+static unsigned long long slot_vol;     /* its length */
+static char slot_name;                  /* 'A', 'B'; 0: no slots */
+static unsigned long long slots_below;  /* the lowest slot, below the top */
+
+static void put_slot(int i, const struct lb_slot_hdr *h, int rc)
+{
+	char n[2] = { (char)('A' + i), 0 };
+
+	put("lbootdxe: slot ");
+	put(n);
+	put(": ");
+	if (rc == LB_SLOT_OK || rc == LB_SLOT_DIGEST) {
+		put("version ");
+		put_dec(h->version);
+		if (h->label[0]) {
+			put(" (");
+			put(h->label);
+			put(")");
+		}
+		put(", ");
+	}
+	put(lb_slot_why(rc));
+	put("\n");
+}
+
+static void pick_slot(void)
+{
+	VOID *b = NULL;
+	UINTN n = 0;
+	struct lb_slot_table t;
+	struct lb_slot_hdr h[2];
+	const unsigned char *top = (const unsigned char *)(UINTN)LB_DXE_FLASH_TOP;
+	int rc[2], i;
+
+	if (EFI_ERROR(fv_read(&slots_file_guid, EFI_SECTION_RAW, &b, &n)))
+		return; /* one payload volume (no --slots) */
+	if (lb_slot_table_parse(b, n, LB_DXE_FLASH_SCAN, &t))
+		fatal("the payload slot table (" LBOOT_GUID_SLOTS_STR ") is malformed",
+		      EFI_VOLUME_CORRUPTED);
+	if (flash_map())
+		fatal("the payload slots need the flash mapped", EFI_UNSUPPORTED);
+	i = lb_slot_pick(top, &t, h, rc);
+	put_slot(0, &h[0], rc[0]);
+	put_slot(1, &h[1], rc[1]);
+	if (i < 0)
+		fatal("no payload slot checks (see the slot lines above)", EFI_NOT_FOUND);
+	slot_name = (char)('A' + i);
+	slot_top = top - t.below[i] + LB_SLOT_HDR + h[i].vol_len;
+	slot_vol = h[i].vol_len;
+	slots_below = t.below[0] > t.below[1] ? t.below[0] : t.below[1];
+	{
+		char nm[2] = { slot_name, 0 };
+
+		put("lbootdxe: booting slot ");
+		put(nm);
+		put(" (version ");
+		put_dec(h[i].version);
+		put(rc[!i] == LB_SLOT_OK ? (h[!i].version == h[i].version ?
+		    "): the other slot checks too, the same version" :
+		    "): the newer of two that check") :
+		    "): the other slot does not check");
+		put("\n");
+	}
+}
+
 /* Our payload files (kernel, initramfs) are stored uncompressed in a
  * flash volume by `lboot mkrom`: read them in place from the memory-mapped
  * flash (it ends at LB_DXE_FLASH_TOP: 4 GiB on x86_64, the end of pflash
@@ -353,6 +425,16 @@ static EFI_STATUS payload_read(const EFI_GUID *file, EFI_SECTION_TYPE type,
 	unsigned nvols = 0;
 	int rc = -1;
 
+	if (slot_name) {
+		rc = lb_flash_find(slot_top, slot_vol, (const unsigned char *)file,
+				   (unsigned char)type, &d, &n, &nvols);
+		if (rc)
+			return EFI_NOT_FOUND; /* never from anywhere else */
+		*buf = (VOID *)d;
+		*size = (UINTN)n;
+		*from = slot_name == 'A' ? "slot A" : "slot B";
+		return EFI_SUCCESS;
+	}
 	if (flash_map() == 0)
 		rc = lb_flash_find((const unsigned char *)(UINTN)LB_DXE_FLASH_TOP,
 				   LB_DXE_FLASH_SCAN, (const unsigned char *)file,
@@ -389,6 +471,8 @@ static void mark_flash_runtime(void)
 		return;
 	ds = dxe_services();
 	ext = lb_flash_extent((const unsigned char *)(UINTN)top, LB_DXE_FLASH_SCAN);
+	if (slots_below > ext)
+		ext = slots_below; /* the slots: below the chain of volumes */
 	a = top - ext;
 	if (!ds || !ext)
 		return;
@@ -573,6 +657,29 @@ static EFI_STATUS make_cmdline(const char *src, UINTN len, CHAR16 **out,
 	return EFI_SUCCESS;
 }
 
+/* " lboot.slot=A": which slot lboot runs from (a payload update writes the
+ * other one). */
+static EFI_STATUS append_slot(CHAR16 **opts, UINT32 *bytes)
+{
+	static const char add[] = " lboot.slot=?";
+	UINTN n = *bytes / sizeof(CHAR16) - 1, k;
+	CHAR16 *w;
+	EFI_STATUS s = bs->AllocatePool(EfiLoaderData, (n + sizeof(add)) * sizeof(CHAR16),
+					(VOID **)&w);
+
+	if (EFI_ERROR(s))
+		return s;
+	for (k = 0; k < n; k++)
+		w[k] = (*opts)[k];
+	for (k = 0; k + 1 < sizeof(add); k++)
+		w[n + k] = add[k] == '?' ? (CHAR16)slot_name : (CHAR16)add[k];
+	w[n + k] = 0;
+	bs->FreePool(*opts);
+	*opts = w;
+	*bytes = (UINT32)((n + k + 1) * sizeof(CHAR16));
+	return EFI_SUCCESS;
+}
+
 static void put_ascii_cmdline(const CHAR16 *w)
 {
 	char b[2] = { 0, 0 };
@@ -598,6 +705,7 @@ static __attribute__((noreturn)) void boot_linux(void)
 		EFI_DEVICE_PATH_PROTOCOL end;
 	} kernel_dp;
 
+	pick_slot();
 	put("lbootdxe: reading the kernel file ");
 	put_guid(&kernel_file_guid);
 	put("\n");
@@ -619,6 +727,8 @@ static __attribute__((noreturn)) void boot_linux(void)
 	} else {
 		s = make_cmdline(cmdline, cmdline_size, &opts, &opts_bytes);
 	}
+	if (!EFI_ERROR(s) && slot_name)
+		s = append_slot(&opts, &opts_bytes);
 	if (EFI_ERROR(s))
 		fatal("allocating the command line", s);
 	put("lbootdxe: command line: ");

@@ -20,6 +20,7 @@ struct lb_fwupdate_opts {
 	int apply;              /* 0: check only */
 	int only_newer;         /* the same version as the running one: nothing to do */
 	unsigned failk;         /* tests: fail the failk-th block written */
+	char slot;              /* the payload slot running (lboot.slot=): 'A', 'B'; 0: none */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *arg;
 };
@@ -32,6 +33,10 @@ struct lb_fwupdate_result {
 	char kind[16];
 };
 
+/* A payload slot update (kind 2) writes only the slot not running (r->h.slot
+ * at r->h.slot_off): its first erase block (the header) is erased first and
+ * written last, so that the slot never checks before all of it is written;
+ * progress then counts the slot's bytes. */
 /* 0: the update may be (or was) written; 1: nothing to do (only_newer and
  * the same version); negative errno: refused or failed, why in one line. */
 int lb_fwupdate(const uint8_t *file, size_t len, const uint8_t *sig, size_t siglen,

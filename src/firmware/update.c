@@ -47,9 +47,9 @@ int lb_update_parse(const uint8_t *buf, size_t len, struct lb_update_hdr *h,
 	h->img_off = le64(buf + 24);
 	h->img_len = le64(buf + 32);
 	memcpy(h->sha256, buf + 40, 32);
-	if (h->kind != LB_UPDATE_KIND_FLASH)
-		return lb_whyf(why, whysz, -EPROTONOSUPPORT, "update kind %u (this firmware writes 1, the whole flash)",
-			       h->kind);
+	if (h->kind != LB_UPDATE_KIND_FLASH && h->kind != LB_UPDATE_KIND_SLOT)
+		return lb_whyf(why, whysz, -EPROTONOSUPPORT, "update kind %u (this firmware writes 1, the whole flash, "
+			       "and 2, a payload slot)", h->kind);
 	if (h->img_off != LB_UPDATE_HDR || h->img_len > LB_FLASH_MAX || !h->img_len ||
 	    h->img_len != len - LB_UPDATE_HDR)
 		return lb_whyf(why, whysz, -EINVAL, "the image's offset and length (%llu + %llu) do not match the file (%zu bytes)",
@@ -64,7 +64,7 @@ int lb_update_parse(const uint8_t *buf, size_t len, struct lb_update_hdr *h,
 	return 0;
 }
 
-int lb_update_header(uint64_t version, const char *label, const uint8_t *img,
+int lb_update_header(uint32_t kind, uint64_t version, const char *label, const uint8_t *img,
 		     size_t len, uint8_t hdr[LB_UPDATE_HDR], char *why, size_t whysz)
 {
 	struct lb_digests d;
@@ -76,7 +76,7 @@ int lb_update_header(uint64_t version, const char *label, const uint8_t *img,
 	memset(hdr, 0, LB_UPDATE_HDR);
 	memcpy(hdr, "LBOOTUPD", 8);
 	put32(hdr + 8, 1);
-	put32(hdr + 12, LB_UPDATE_KIND_FLASH);
+	put32(hdr + 12, kind);
 	put64(hdr + 16, version);
 	put64(hdr + 24, LB_UPDATE_HDR);
 	put64(hdr + 32, len);
@@ -100,6 +100,38 @@ int lb_update_store(const uint8_t *img, size_t len, struct lb_flash_range *r)
 		}
 	}
 	return -ENOENT;
+}
+
+/* kind 2: a payload slot for the slot not running (update.h) */
+static int check_slot(const uint8_t *img, struct lb_update_hdr *h, const struct lb_update_ctx *c,
+		      const uint8_t *cur, size_t curlen, char *why, size_t whysz)
+{
+	struct lb_slot_table t;
+	struct lb_slot_hdr rh;
+	int run, rc;
+
+	if (c->slot != 'A' && c->slot != 'B')
+		return lb_whyf(why, whysz, -EINVAL, "a payload slot update, but the running firmware did not "
+			       "start from a payload slot (no lboot.slot=: a ROM built without mkrom --slots)");
+	if (strcmp(lb_flash_image_kind(cur, curlen), "uefi"))
+		return lb_whyf(why, whysz, -EINVAL, "a payload slot update for a %s flash (UEFI only)",
+			       lb_flash_image_kind(cur, curlen));
+	if (h->img_len < LB_SLOT_HDR || lb_slot_table_parse(img + 128, LB_SLOT_TABLE_LEN, curlen, &t) ||
+	    t.size != h->img_len)
+		return lb_whyf(why, whysz, -EINVAL, "not a payload slot for this flash (%llu bytes; a slot "
+			       "table that fits a flash of %zu bytes)", (unsigned long long)h->img_len, curlen);
+	if ((rc = lb_slot_check(img, &t, &h->sh)))
+		return lb_whyf(why, whysz, -EBADMSG, "the payload slot in the image: %s", lb_slot_why(rc));
+	if (h->sh.version != h->version)
+		return lb_whyf(why, whysz, -EINVAL, "the slot's version %llu is not the update's %llu",
+			       (unsigned long long)h->sh.version, (unsigned long long)h->version);
+	run = c->slot - 'A';
+	if ((rc = lb_slot_parse(cur + curlen - t.below[run], &t, &rh)))
+		return lb_whyf(why, whysz, -EINVAL, "another layout: slot %c, running, is not where the "
+			       "image's slot table puts it (%s there)", c->slot, lb_slot_why(rc));
+	h->slot = (char)('A' + !run);
+	h->slot_off = curlen - t.below[!run];
+	return 0;
 }
 
 int lb_update_check(const uint8_t *file, size_t len, const uint8_t *sig, size_t siglen,
@@ -142,6 +174,8 @@ int lb_update_check(const uint8_t *file, size_t len, const uint8_t *sig, size_t 
 	if (c->floor_set && h->version < c->floor)
 		return lb_whyf(why, whysz, -ESTALE, "version %llu is below the floor %llu in the TPM's NV counter",
 			       (unsigned long long)h->version, (unsigned long long)c->floor);
+	if (h->kind == LB_UPDATE_KIND_SLOT)
+		return check_slot(img, h, c, cur, curlen, why, whysz);
 	if (h->img_len != curlen)
 		return lb_whyf(why, whysz, -EINVAL, "an image for a flash of %llu bytes; this flash has %zu",
 			       (unsigned long long)h->img_len, curlen);

@@ -548,6 +548,34 @@ int lb_mkrom_payload_volume(uint32_t attrs, uint64_t vol, uint64_t max, const ui
 	return 0;
 }
 
+int lb_mkrom_slot(uint32_t attrs, const struct lb_slot_table *t, uint64_t version,
+		  const char *label, const uint8_t *kf, size_t kfl, const uint8_t *inf,
+		  size_t ifl, uint8_t **out, uint64_t *vol_len)
+{
+	uint64_t vol = (PAYLOAD_FV_HDR + files_span(kfl, ifl) + LB_FLASH_BLOCK - 1) &
+		       ~(uint64_t)(LB_FLASH_BLOCK - 1);
+	uint8_t *v = NULL, *b;
+	size_t n = 0;
+	int rc;
+
+	if (t->size < LB_SLOT_HDR || vol > t->size - LB_SLOT_HDR)
+		return -ENOSPC;
+	rc = lb_mkrom_payload_volume(attrs, vol, vol, kf, kfl, inf, ifl, NULL, 0, &v, &n);
+	if (rc)
+		return rc;
+	if (!(b = malloc(t->size))) {
+		free(v);
+		return -ENOMEM;
+	}
+	memset(b, 0xFF, t->size);
+	memcpy(b + LB_SLOT_HDR, v, n);
+	lb_slot_header_put(b, version, label, v, n, t);
+	free(v);
+	*out = b;
+	*vol_len = n;
+	return 0;
+}
+
 int lb_mkrom_parse_console(const char *s, int *port)
 {
 	static const struct { const char *name; int port; } named[] = {
@@ -791,6 +819,77 @@ static int base_arch(struct lb_uefi_image *img)
 		}
 	}
 	return LB_MKROM_ARCH_AUTO;
+}
+
+/*
+ * --slots: unit 1 is slot B, slot A (each half of the payload area, vol
+ * bytes), then the store; the payload goes in slot A, slot B stays erased.
+ * The slot table (where they are, below the flash's end) is a file in the
+ * DXE volume: the code image is serialized again with it (its size does
+ * not change). *code is parsed again from the new image.
+ */
+static int slot_layout(const struct lb_mkrom_opts *o, struct lb_uefi_image **code,
+		       uint8_t **rom, size_t *rom_len, uint64_t vol, const uint8_t *kffs,
+		       size_t kffs_len, const uint8_t *iffs, size_t iffs_len,
+		       const uint8_t *vars, size_t vars_len, uint8_t **unit1, size_t *unit1_len,
+		       struct lb_mkrom_report *r, char *err, size_t errsz)
+{
+	struct lb_slot_table t;
+	struct lb_uefi_ffs_spec sp;
+	uint8_t tab[LB_SLOT_TABLE_LEN], *slot = NULL, *nrom = NULL, *u;
+	uint32_t attrs = payload_volume(*code)->attributes;
+	size_t nlen = 0;
+	uint64_t above = (uint64_t)*rom_len + vars_len;
+	char why[256];
+	int rc;
+
+	t.size = vol / 2 & ~(uint64_t)(LB_FLASH_BLOCK - 1);
+	t.below[0] = above + t.size;
+	t.below[1] = above + 2 * t.size;
+	lb_slot_table_put(tab, &t);
+	memset(&sp, 0, sizeof(sp));
+	lb_guid_parse(LBOOT_GUID_SLOTS_STR, sp.guid);
+	sp.type = LB_FV_FILETYPE_FREEFORM;
+	sp.raw = tab;
+	sp.raw_len = sizeof(tab);
+	if ((rc = add_file(*code, lb_uefi_dxe_volume(*code), &sp, "slot table", err, errsz)))
+		return rc;
+	rc = lb_uefi_serialize(*code, &nrom, &nlen);
+	if (rc || nlen != *rom_len) {
+		lb_seterr(err, errsz, "the code image with the slot table: %s",
+			  rc ? strerror(-rc) : "its size changed");
+		free(nrom);
+		return rc ? rc : -EINVAL;
+	}
+	lb_uefi_free(*code);
+	*code = NULL;
+	if ((rc = lb_uefi_parse(nrom, nlen, 0, code, why, sizeof(why)))) {
+		lb_seterr(err, errsz, "the code image with the slot table does not parse back: %s", why);
+		free(nrom);
+		return rc;
+	}
+	free(*rom);
+	*rom = nrom;
+	rc = lb_mkrom_slot(attrs, &t, o->payload_version, o->payload_label, kffs, kffs_len,
+			   iffs, iffs_len, &slot, &r->slot_vol);
+	if (rc) {
+		lb_seterr(err, errsz, "building payload slot A: %s", strerror(-rc));
+		return rc;
+	}
+	if (!(u = malloc(vol + vars_len))) {
+		free(slot);
+		return -ENOMEM;
+	}
+	memset(u, 0xFF, vol);
+	r->slot_size = t.size;
+	r->slot_off[1] = vol - 2 * t.size;
+	r->slot_off[0] = vol - t.size;
+	memcpy(u + r->slot_off[0], slot, t.size);
+	memcpy(u + vol, vars, vars_len);
+	free(slot);
+	*unit1 = u;
+	*unit1_len = vol + vars_len;
+	return 0;
 }
 
 int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
@@ -1215,6 +1314,11 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	}
 
 	/* arm64: the payload volume in unit 0's padding (mkrom_arm64.c) */
+	if (arch == LB_MKROM_ARCH_ARM64 && o->slots) {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "--slots: x86_64 (OVMF) only so far");
+		goto out;
+	}
 	if (arch == LB_MKROM_ARCH_ARM64) {
 		rc = lb_mkrom_arm64_layout(&rom, &rom_len, payload_volume(code)->attributes,
 					   kffs, kffs_len, iffs, iffs_len, r, err, errsz);
@@ -1242,7 +1346,14 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		       (unsigned long long)base_total);
 		goto out;
 	}
-	if (!o->flash_size || o->flash_size == base_total) {
+	if (o->slots && (nvram || (o->flash_size && o->flash_size == base_total))) {
+		rc = -EINVAL;
+		lb_seterr(err, errsz, "--slots: the payload slots need a flash larger than the "
+		       "base's own %llu bytes (--size 8M or 16M) and a split CODE image",
+		       (unsigned long long)base_total);
+		goto out;
+	}
+	if (!o->slots && (!o->flash_size || o->flash_size == base_total)) {
 		uint64_t over = need > room ? need - room : 0;
 
 		if (!over && need) {
@@ -1297,9 +1408,22 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 				       (unsigned long long)vol, LB_FLASH_BLOCK);
 				goto out;
 			}
-			fits = need + PAYLOAD_FV_HDR <= vol;
+			if (o->slots)
+				fits = LB_SLOT_HDR + ((need + PAYLOAD_FV_HDR + LB_FLASH_BLOCK - 1) &
+					~(uint64_t)(LB_FLASH_BLOCK - 1)) <= (vol / 2 & ~(uint64_t)(LB_FLASH_BLOCK - 1));
+			else
+				fits = need + PAYLOAD_FV_HDR <= vol;
 			if (o->flash_size)
 				break;
+		}
+		if (!fits && o->slots) {
+			rc = -ENOSPC;
+			lb_seterr(err, errsz, "kernel + initramfs (%llu bytes) do not fit a payload "
+			       "slot of the %llu MiB flash (two slots of %llu bytes, each with a "
+			       "%u-byte header)", (unsigned long long)need,
+			       (unsigned long long)(size / LB_MKROM_MIB),
+			       (unsigned long long)(vol / 2 & ~(uint64_t)(LB_FLASH_BLOCK - 1)), LB_SLOT_HDR);
+			goto out;
 		}
 		if (!fits) {
 			rc = -ENOSPC;
@@ -1311,9 +1435,15 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			       size >= LB_MKROM_MAX_FLASH ? "; 16 MiB is the most QEMU maps" : "");
 			goto out;
 		}
-		rc = lb_mkrom_payload_volume(payload_volume(code)->attributes, vol,
-					     LB_MKROM_MAX_FLASH, kffs, kffs_len, iffs,
-					     iffs_len, vars_buf, vars_len, &unit1, &unit1_len);
+		if (o->slots)
+			rc = slot_layout(o, &code, &rom, &rom_len, vol, kffs, kffs_len, iffs, iffs_len,
+					 vars_buf, vars_len, &unit1, &unit1_len, r, err, errsz);
+		else
+			rc = lb_mkrom_payload_volume(payload_volume(code)->attributes, vol,
+						     LB_MKROM_MAX_FLASH, kffs, kffs_len, iffs,
+						     iffs_len, vars_buf, vars_len, &unit1, &unit1_len);
+		if (rc && o->slots)
+			goto out;
 		if (rc) {
 			lb_seterr(err, errsz, "building the payload volume: %s", strerror(-rc));
 			goto out;
@@ -1321,7 +1451,8 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		r->flash_size = size;
 		r->payload_unit1 = 1;
 		r->payload_vol = vol;
-		r->payload_free = vol - PAYLOAD_FV_HDR - need;
+		r->payload_free = o->slots ? r->slot_size - LB_SLOT_HDR - r->slot_vol :
+			vol - PAYLOAD_FV_HDR - need;
 	}
 laid_out:
 
@@ -1377,7 +1508,21 @@ laid_out:
 	if (unit1) {
 		struct lb_uefi_image *u = NULL;
 
-		rc = lb_uefi_parse(unit1, unit1_len, 0, &u, why, sizeof(why));
+		if (o->slots) {
+			struct lb_slot_hdr sh;
+			uint64_t total = (uint64_t)unit1_len + rom_len;
+			struct lb_slot_table st = { r->slot_size, { total - r->slot_off[0],
+								    total - r->slot_off[1] } };
+			int src = lb_slot_check(unit1 + r->slot_off[0], &st, &sh);
+			if (src) {
+				rc = -EBADMSG;
+				lb_seterr(err, errsz, "payload slot A does not check: %s", lb_slot_why(src));
+				goto out;
+			}
+			rc = lb_uefi_parse(unit1 + r->slot_off[0] + LB_SLOT_HDR, r->slot_vol, 0, &u,
+					   why, sizeof(why));
+		} else
+			rc = lb_uefi_parse(unit1, unit1_len, 0, &u, why, sizeof(why));
 		if (rc == 0 && ((kernel && !lb_uefi_find_file(u, LBOOT_GUID_KERNEL_STR)) ||
 				(initrd && !lb_uefi_find_file(u, LBOOT_GUID_INITRD_STR))))
 			rc = -EBADMSG;

@@ -52,6 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../firmware/slots.h"
+
 #define LB_MKROM_DEFAULT_BASE "/usr/share/OVMF/OVMF_CODE_4M.fd"
 #define LB_MKROM_MAX_PAYLOAD  (64u << 20) /* kernel, initramfs, driver */
 #define LB_MKROM_MAX_KEEP     4096        /* keep-list lines */
@@ -98,6 +100,11 @@ struct lb_mkrom_opts {
 	                         parsed; arm64: the PL011's base, 8 bytes) */
 	const char *pei;      /* with tpm: lbootpei.efi (NULL: not added; Tcg2Pei
 	                         then hashes the 12 MiB DXE volume) */
+	int slots;            /* x86, 8M/16M: the payload area as two slots
+	                         (src/firmware/slots.h): the payload in slot A,
+	                         slot B erased, the slot table in the DXE volume */
+	uint64_t payload_version; /* slots: slot A's version */
+	const char *payload_label; /* slots: slot A's label (NULL: none) */
 };
 
 struct lb_mkrom_file {
@@ -139,7 +146,18 @@ struct lb_mkrom_report {
 	size_t n_tpm_unremoved;   /* 'remove' lines skipped because of opts.tpm */
 	size_t pei_size;          /* lbootpei added (0: not) */
 	uint64_t pei_measured_at; /* flash address of the volume whose first file it measures */
+	uint64_t slot_size;       /* opts.slots: each slot's bytes */
+	uint64_t slot_off[2];     /* A, B: offsets in unit 1 */
+	uint64_t slot_vol;        /* slot A's payload volume */
 };
+
+/* A payload slot of t->size bytes (src/firmware/slots.h): the header, then a
+ * payload volume (attributes attrs) holding the kernel and initramfs FFS
+ * files, rounded up to 4 KiB, then erased bytes. -ENOSPC when they do not
+ * fit. */
+int lb_mkrom_slot(uint32_t attrs, const struct lb_slot_table *t, uint64_t version,
+		  const char *label, const uint8_t *kf, size_t kfl, const uint8_t *inf,
+		  size_t ifl, uint8_t **out, uint64_t *vol_len);
 
 /* "4M", "16M", "8388608", "auto" (0) -> bytes; -EINVAL otherwise. Sizes
  * are whole MiB, at most LB_MKROM_MAX_FLASH. */

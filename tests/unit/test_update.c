@@ -56,18 +56,18 @@ int main(void)
 
 	make_img();
 	TEST("update: a header written is parsed back") {
-		CHECK_INT(lb_update_header(42, "lboot v42", img, IMG, file, why, sizeof(why)), 0);
+		CHECK_INT(lb_update_header(LB_UPDATE_KIND_FLASH, 42, "lboot v42", img, IMG, file, why, sizeof(why)), 0);
 		memcpy(file + LB_UPDATE_HDR, img, IMG);
 		CHECK_INT(lb_update_parse(file, sizeof(file), &h, why, sizeof(why)), 0);
 		CHECK_INT((long long)h.version, 42);
 		CHECK_INT((long long)h.img_len, IMG);
 		CHECK_STR(h.label, "lboot v42");
-		CHECK_INT(lb_update_header(1, "tab\there", img, IMG, file + 0, why, sizeof(why)), -EINVAL);
-		CHECK_INT(lb_update_header(1, "0123456789012345678901234567890123456789012345678901234567890123",
+		CHECK_INT(lb_update_header(LB_UPDATE_KIND_FLASH, 1, "tab\there", img, IMG, file + 0, why, sizeof(why)), -EINVAL);
+		CHECK_INT(lb_update_header(LB_UPDATE_KIND_FLASH, 1, "0123456789012345678901234567890123456789012345678901234567890123",
 					   img, IMG, file, why, sizeof(why)), -EINVAL);
 	}
 	TEST("update: every header field is checked") {
-		CHECK_INT(lb_update_header(42, "lboot v42", img, IMG, file, why, sizeof(why)), 0);
+		CHECK_INT(lb_update_header(LB_UPDATE_KIND_FLASH, 42, "lboot v42", img, IMG, file, why, sizeof(why)), 0);
 		CHECK_INT(parse(sizeof(file) - 1), -EINVAL);     /* length is not the file's */
 		CHECK_INT(parse(100), -EINVAL);                  /* shorter than a header */
 		file[0] = 'X';
@@ -76,7 +76,7 @@ int main(void)
 		put_le32(file + 8, 2);                           /* another format */
 		CHECK_INT(parse(sizeof(file)), -EPROTONOSUPPORT);
 		put_le32(file + 8, 1);
-		put_le32(file + 12, 2);                          /* another kind */
+		put_le32(file + 12, 3);                          /* another kind (1 flash, 2 slot) */
 		CHECK_INT(parse(sizeof(file)), -EPROTONOSUPPORT);
 		put_le32(file + 12, 1);
 		put_le64(file + 24, 0);                          /* the image over the header */
