@@ -43,6 +43,7 @@
 #include "tcglog.h"
 #include "log.h"
 #include "fwupdate.h"
+#include "fwsource.h"
 
 void lb_boot_opts_init(struct lb_boot_opts *o)
 {
@@ -775,6 +776,12 @@ static struct {
 } nb;
 
 #define NTP_BOUND_MS 3000
+/* lboot.update=: fetching URL and URL.minisig, then checking and writing */
+#define UPDATE_FETCH_MS 300000u
+#define UPDATE_WRITE_MS 600000
+/* the "device" of the update's progress stamps: a boot process that hung
+ * there is restarted without the unattended update (lb_progress_skipped) */
+#define UPDATE_DEV "lboot.update"
 
 /* Before the first TLS handshake of a boot: the time from the NTP servers
  * (the lease's, or lboot.ntp=), within NTP_BOUND_MS. The answer is not
@@ -1095,14 +1102,6 @@ static void scan_round(const struct lb_boot_opts *o, int first, struct lb_fsset 
 		say(LB_LOG_WARN "lboot: no bootable entries found on %zu devices\n", ndev);
 }
 
-/*
- * lboot.update=fs:/PATH: a firmware update image PATH (and PATH.minisig) on
- * the first filesystem, in boot order, that holds it, e.g. where the OS
- * put it on the ESP. Written only when newer than the running firmware and
- * after every check (fwupdate.h); then the machine restarts into it. Once
- * per boot; a refused file is said in one line and the next filesystem is
- * tried (a hostile disk earlier in the order cannot block a real update).
- */
 /* the update's progress, every 10 %, on the console with PID 1's other lines */
 static void update_progress(void *arg, uint64_t done, uint64_t total)
 {
@@ -1124,86 +1123,295 @@ static void update_writing(void *arg, const struct lb_update_hdr *h)
 		    (unsigned long long)h->version, h->slot);
 }
 
+/*
+ * A firmware update file from WHERE (DEVICE:PATH or a URL) through the one
+ * decision (fwupdate.h), with one line for the outcome: refused (and
+ * why), the running version (nothing to do), or written, and then the
+ * machine restarts into it. apply 0: check only (the menu's first step;
+ * so does a dry run). Returns lb_fwupdate's answer: 0 may be / was
+ * written, 1 nothing to do, negative errno refused; line gets the outcome
+ * without the "lboot: update WHERE: " prefix.
+ */
+static const char *slot_of(const struct lb_fwupdate_result *res)
+{
+	return res->h.slot ? (res->h.slot == 'A' ? "payload slot A of " : "payload slot B of ") : "";
+}
+
+static int update_file(const struct lb_boot_opts *o, const char *where,
+		       const struct lb_fwsrc_file *f, int apply, int quiet, char *line,
+		       size_t linesz)
+{
+	unsigned pr = 0;
+	struct lb_fwupdate_opts uo = {
+		.root = o->policy_root ? o->policy_root : "/",
+		.want = o->flash[0] ? o->flash : NULL,
+		.apply = apply && !o->dry_run, .only_newer = 1,
+		.slot = (o->slot[0] == 'A' || o->slot[0] == 'B') && !o->slot[1] ? o->slot[0] : 0,
+		.progress = update_progress, .arg = &pr, .writing = update_writing,
+	};
+	struct lb_fwupdate_result res;
+	char why[768];
+	long t0 = lb_progress_now_ms();
+	int r;
+
+#define usay(...) do { if (!quiet) say(__VA_ARGS__); } while (0)
+	usay("lboot: update %s: checking (%zu bytes)\n", where, f->len);
+	memset(&res, 0, sizeof(res));
+	r = lb_fwupdate(f->buf, f->len, f->sig, f->siglen, &uo, &res, why, sizeof(why));
+	if (r == 1) {
+		snprintf(line, linesz, "%s", why);
+		usay("lboot: update %s: %s\n", where, line);
+		return 1;
+	}
+	if (r < 0) {
+		snprintf(line, linesz, "refused: %s", why);
+		usay(LB_LOG_ERR "lboot: update %s: %s\n", where, line);
+		if (res.st.differ)
+			usay(LB_LOG_ERR "lboot: update: the flash %s is partly written (%llu blocks): the running firmware goes on; apply the update again before powering off\n",
+			    res.flash, (unsigned long long)res.st.differ);
+		return r;
+	}
+	if (!uo.apply) {
+		snprintf(line, linesz, "version %llu (%s) may be written to %s%s%s",
+			 (unsigned long long)res.h.version, res.h.label, slot_of(&res), res.flash,
+			 apply ? " (dry run)" : "");
+		usay("lboot: update %s: %s\n", where, line);
+		return 0;
+	}
+	snprintf(line, linesz, "version %llu (%s) written to %s%s: %llu of %llu erase blocks, each read back (%ld ms with the checks); restarting into it",
+		 (unsigned long long)res.h.version, res.h.label, slot_of(&res), res.flash,
+		 (unsigned long long)res.st.differ, (unsigned long long)res.st.blocks,
+		 lb_progress_now_ms() - t0);
+	usay("lboot: update %s: %s\n", where, line);
+	sync();
+	return 0;
+#undef usay
+}
+
+/* An unattended update: 1 when the search is over (written: the machine
+ * restarts; the running version; a dry run), 0 to try the next place. */
+static int update_unattended(const struct lb_boot_opts *o, const char *where,
+			     const struct lb_fwsrc_file *f)
+{
+	char line[1024];
+	int r;
+
+	/* the check and the write: generous, but not forever */
+	lb_progress_bound(LB_PHASE_LOAD, UPDATE_DEV, UPDATE_WRITE_MS);
+	r = update_file(o, where, f, 1, 0, line, sizeof(line));
+	if (r < 0)
+		return 0;
+	if (!r && !o->dry_run && o->pid1)
+		lb_reboot(LB_LINUX_REBOOT_CMD_RESTART);
+	return 1;
+}
+
+/* The network for lboot.update=URL, brought up the way network boot does
+ * (netif.h: DHCPv4, then DHCPv6 when no IPv4 lease comes), within
+ * lboot.net.timeout (30 s) each, the lease's NTP servers noted for the
+ * first TLS handshake. Once per boot; 0 or negative errno (its line said). */
+static int update_net_up(const struct lb_boot_opts *o)
+{
+	static int state; /* 0 not tried, 1 up, < 0 failed */
+	struct lb_net_opts no = {
+		.iface = o->net_iface[0] ? o->net_iface : NULL,
+		.timeout_ms = (unsigned)(o->net_timeout > 0 ? o->net_timeout : 30) * 1000u,
+		.log = outf(), .vlan = o->vlan,
+	};
+	struct lb_net_lease lease;
+	char err[512] = "";
+	int r;
+
+	if (state)
+		return state > 0 ? 0 : state;
+	say("lboot: update: bringing the network up (DHCP, up to %u s)\n", no.timeout_ms / 1000);
+	lb_progress_bound(LB_PHASE_SCAN, UPDATE_DEV, 2 * (int)no.timeout_ms + 60000);
+	r = lb_net_up(&no, &lease, err, sizeof(err));
+	if (!r) {
+		ntp_lease(NULL, &lease);
+	} else if (r == -ETIMEDOUT) {
+		struct lb_net6_lease *l6 = calloc(1, sizeof(*l6));
+		char e6[256] = "";
+
+		r = l6 ? lb_net_up6(&no, l6, e6, sizeof(e6)) : -ENOMEM;
+		if (r) {
+			size_t n = strlen(err);
+			snprintf(err + n, sizeof(err) - n, "; DHCPv6: %s", e6[0] ? e6 : strerror(-r));
+		}
+		free(l6);
+	}
+	if (r)
+		say(LB_LOG_ERR "lboot: update: no network: %s\n", err[0] ? err : strerror(-r));
+	state = r ? r : 1;
+	return r;
+}
+
+/* lboot.update=https://HOST/PATH (or http://): URL and URL.minisig over
+ * the network, with network boot's trust (net_setup: the built-in CAs,
+ * NTP before the first handshake), then the same decision and lines as a
+ * file. */
+static void update_url(const struct lb_boot_opts *o, const char *url)
+{
+	struct lb_fwsrc_file f;
+	char why[768];
+	const char *w = why;
+	size_t ul = strlen(url);
+	int r;
+
+	if (update_net_up(o))
+		return;
+	say("lboot: update %s: fetching (up to %u s)\n", url, UPDATE_FETCH_MS / 1000);
+	lb_progress_bound(LB_PHASE_LOAD, UPDATE_DEV, UPDATE_FETCH_MS + 60000);
+	r = lb_fwsrc_fetch(url, &nb.fetch, UPDATE_FETCH_MS, &f, why, sizeof(why));
+	if (r) {
+		/* the fetch's line names the URL already */
+		if (!strncmp(why, url, ul) && why[ul] == ':' && why[ul + 1] == ' ')
+			w = why + ul + 2;
+		say(LB_LOG_ERR "lboot: update %s: %s\n", url, w);
+		return;
+	}
+	update_unattended(o, url, &f);
+	lb_fwsrc_file_free(&f);
+}
+
+/*
+ * lboot.update=fs:/PATH: a firmware update image PATH (and PATH.minisig) on
+ * the first filesystem, in boot order, that holds it, e.g. where the OS
+ * put it on the ESP. lboot.update=https://HOST/PATH: that URL (update_url).
+ * Written only when newer than the running firmware and after every check
+ * (fwupdate.h); then the machine restarts into it. Once per boot; a
+ * refused file is said in one line and the next filesystem is tried (a
+ * hostile disk earlier in the order cannot block a real update).
+ */
 static void update_round(const struct lb_boot_opts *o, const struct lb_fsset *set)
 {
 	static int done;
-	const char *path = o->update + 3;
+	enum lb_fwsrc_kind kind;
+	const char *path;
+	char why[768];
 
 	if (done || !o->update[0])
 		return;
 	done = 1;
-	if (strncmp(o->update, "fs:/", 4) || strstr(o->update, "/../")) {
-		say(LB_LOG_WARN "lboot: lboot.update=%s: want fs:/PATH\n", o->update);
+	if (lb_progress_skipped(UPDATE_DEV)) {
+		say(LB_LOG_WARN "lboot: update: not tried again: it made no progress earlier in this boot\n");
+		return;
+	}
+	if (lb_fwsrc_parse(o->update, &kind, &path, why, sizeof(why))) {
+		say(LB_LOG_WARN "lboot: %s\n", why);
+		return;
+	}
+	if (kind == LB_FWSRC_URL) {
+		update_url(o, path);
 		return;
 	}
 	for (size_t i = 0; i < set->n; i++) {
 		const struct lb_fs *fs = &set->v[i];
-		unsigned pr = 0;
-		struct lb_fwupdate_opts uo = {
-			.root = o->policy_root ? o->policy_root : "/",
-			.want = o->flash[0] ? o->flash : NULL,
-			.apply = !o->dry_run, .only_newer = 1,
-			.slot = (o->slot[0] == 'A' || o->slot[0] == 'B') && !o->slot[1] ? o->slot[0] : 0,
-			.progress = update_progress, .arg = &pr, .writing = update_writing,
-		};
-		struct lb_fwupdate_result res;
-		char sp[300], why[768];
-		uint8_t *buf = NULL, *sig = NULL;
-		size_t len = 0, siglen = 0;
-		long t0;
-		int fd = lb_fs_open(fs, path), r;
+		struct lb_fwsrc_file f;
+		char where[512];
+		int r = lb_fwsrc_read_fs(fs, path, &f, why, sizeof(why));
 
-		if (fd == -ENOENT)
+		if (r == -ENOENT)
 			continue;
-		if (fd < 0) {
-			say(LB_LOG_ERR "lboot: update %s:%s: %s\n", fs->name, path, strerror(-fd));
-			continue;
-		}
-		r = lb_read_fd(fd, LB_UPDATE_MAX, &buf, &len);
-		close(fd);
-		snprintf(sp, sizeof(sp), "%s.minisig", path);
-		if (!r && (fd = lb_fs_open(fs, sp)) >= 0) {
-			if (lb_read_fd(fd, LB_SIG_MAX_FILE, &sig, &siglen))
-				sig = NULL;
-			close(fd);
-		}
+		snprintf(where, sizeof(where), "%s:%s", fs->name, path);
 		if (r) {
-			say(LB_LOG_ERR "lboot: update %s:%s: %s\n", fs->name, path,
-			    r == -EFBIG ? "larger than any update image" : strerror(-r));
+			say(LB_LOG_ERR "lboot: update %s: %s\n", where, why);
 			continue;
 		}
-		say("lboot: update %s:%s: checking (%zu bytes)\n", fs->name, path, len);
-		t0 = lb_progress_now_ms();
-		r = lb_fwupdate(buf, len, sig, siglen, &uo, &res, why, sizeof(why));
-		free(buf);
-		free(sig);
-		if (r == 1) {
-			say("lboot: update %s:%s: %s\n", fs->name, path, why);
+		r = update_unattended(o, where, &f);
+		lb_fwsrc_file_free(&f);
+		if (r)
 			return;
-		}
-		if (r < 0) {
-			say(LB_LOG_ERR "lboot: update %s:%s: refused: %s\n", fs->name, path, why);
-			if (res.st.differ)
-				say(LB_LOG_ERR "lboot: update: the flash %s is partly written (%llu blocks): the running firmware goes on; apply the update again before powering off\n",
-				    res.flash, (unsigned long long)res.st.differ);
-			continue;
-		}
-		if (o->dry_run) {
-			say("lboot: update %s:%s: version %llu may be written to %s (dry run)\n",
-			    fs->name, path, (unsigned long long)res.h.version, res.flash);
-			return;
-		}
-		say("lboot: update %s:%s: version %llu (%s) written to %s%s: %llu of %llu erase blocks, each read back (%ld ms with the checks); restarting into it\n",
-		    fs->name, path, (unsigned long long)res.h.version, res.h.label,
-		    res.h.slot ? (res.h.slot == 'A' ? "payload slot A of " : "payload slot B of ") : "", res.flash,
-		    (unsigned long long)res.st.differ, (unsigned long long)res.st.blocks,
-		    lb_progress_now_ms() - t0);
-		sync();
-		if (o->pid1)
-			lb_reboot(LB_LINUX_REBOOT_CMD_RESTART);
-		return;
 	}
 }
+
+/*
+ * The menu's 'u' (src/console/menu.h): the update files there are now,
+ * LB_FWSRC_DEFAULT_PATH and the lboot.update= path on each filesystem, and
+ * the lboot.update= URL; each read again for the check and for the write
+ * (the decision is always made on the bytes it writes). The lines go to
+ * the menu, which shows them.
+ */
+static struct menu_upd {
+	const struct lb_boot_opts *o;
+	const struct lb_fsset *set;
+	size_t n;
+	struct {
+		size_t fs;          /* index in set; SIZE_MAX: path is a URL */
+		const char *path;
+	} v[LB_MENU_UPD_MAX];
+} mu;
+
+static size_t menu_upd_find(void *arg, char (*names)[LB_MENU_UPD_NAME], size_t max)
+{
+	struct menu_upd *c = arg;
+	enum lb_fwsrc_kind kind = LB_FWSRC_NONE;
+	const char *opt = NULL, *paths[2] = { LB_FWSRC_DEFAULT_PATH, NULL };
+	char why[768];
+
+	c->n = 0;
+	if (max > LB_MENU_UPD_MAX)
+		max = LB_MENU_UPD_MAX;
+	if (lb_fwsrc_parse(c->o->update, &kind, &opt, why, sizeof(why)))
+		kind = LB_FWSRC_NONE;
+	if (kind == LB_FWSRC_FS && strcmp(opt, LB_FWSRC_DEFAULT_PATH))
+		paths[1] = opt;
+	for (size_t i = 0; c->set && i < c->set->n && c->n < max; i++)
+		for (size_t p = 0; p < 2 && paths[p] && c->n < max; p++) {
+			int fd = lb_fs_open(&c->set->v[i], paths[p]);
+
+			if (fd < 0)
+				continue;
+			close(fd);
+			c->v[c->n].fs = i;
+			c->v[c->n].path = paths[p];
+			snprintf(names[c->n], LB_MENU_UPD_NAME, "%s:%s", c->set->v[i].name, paths[p]);
+			c->n++;
+		}
+	if (kind == LB_FWSRC_URL && c->n < max) {
+		c->v[c->n].fs = SIZE_MAX;
+		c->v[c->n].path = opt;
+		snprintf(names[c->n], LB_MENU_UPD_NAME, "%s", opt);
+		c->n++;
+	}
+	return c->n;
+}
+
+static int menu_upd_run(void *arg, size_t i, int write, char *line, size_t linesz)
+{
+	struct menu_upd *c = arg;
+	struct lb_fwsrc_file f;
+	char why[768], where[LB_MENU_UPD_NAME];
+	int r;
+
+	if (i >= c->n)
+		return -EINVAL;
+	if (c->v[i].fs == SIZE_MAX) {
+		snprintf(where, sizeof(where), "%s", c->v[i].path);
+		if ((r = update_net_up(c->o))) {
+			snprintf(line, linesz, "no network: %s", strerror(-r));
+			return r;
+		}
+		r = lb_fwsrc_fetch(c->v[i].path, &nb.fetch, UPDATE_FETCH_MS, &f, why, sizeof(why));
+	} else {
+		if (c->v[i].fs >= c->set->n)
+			return -ENODEV;
+		snprintf(where, sizeof(where), "%s:%s", c->set->v[c->v[i].fs].name, c->v[i].path);
+		r = lb_fwsrc_read_fs(&c->set->v[c->v[i].fs], c->v[i].path, &f, why, sizeof(why));
+	}
+	if (r) {
+		snprintf(line, linesz, "cannot read it: %s", why[0] ? why : strerror(-r));
+		return r;
+	}
+	r = update_file(c->o, where, &f, write, 1, line, linesz);
+	lb_fwsrc_file_free(&f);
+	return r;
+}
+
+static const struct lb_menu_update menu_upd = {
+	.find = menu_upd_find, .run = menu_upd_run, .arg = &mu,
+	.looked = LB_FWSRC_DEFAULT_PATH " on each filesystem, and lboot.update=",
+};
 
 /* The menu's reboot and power-off items (returns only when they failed
  * or in a dry run). */
@@ -1252,6 +1460,9 @@ static enum round_end menu_round(const struct lb_boot_opts *o, struct lb_menu *m
 		if (nothing && nothing_round(o, g->since_ms, g->round, !g->scanned, m))
 			return ROUND_FAIL;
 		lb_progress(LB_PHASE_MENU, NULL);
+		mu.o = o;
+		mu.set = set;
+		m->update = vb.pol.n_update_keys ? &menu_upd : NULL;
 		m->refused = vb.refused;
 		m->n_refused = vb.n_refused;
 		totp_show(o);

@@ -363,7 +363,8 @@ static void show(const struct lb_menu *m, const struct lb_entries *l,
 	}
 	if (k)
 		out(m, "  Enter: boot default, N Enter: boot entry N, e: edit command line,\n");
-	out(m, "  %sr: rescan, b: reboot, p: power off\n", shell ? "s: shell, " : "");
+	out(m, "  %s%sr: rescan, b: reboot, p: power off\n", shell ? "s: shell, " : "",
+	    m->update ? "u: update firmware, " : "");
 }
 
 static int have_shell(const struct lb_menu *m)
@@ -449,6 +450,75 @@ static int edit(const struct lb_menu *m, struct reader *rd,
 	else
 		free(line);
 	return 0;
+}
+
+/*
+ * 'u': pick an update file, check it, show the result, write it only after
+ * 'y'. 1: written (restart), 0: back to the prompt, or -EPIPE / -ETIMEDOUT
+ * from reading the answer.
+ */
+static int update_dialog(const struct lb_menu *m, struct reader *rd)
+{
+	const struct lb_menu_update *u = m->update;
+	char (*names)[LB_MENU_UPD_NAME] = calloc(LB_MENU_UPD_MAX, sizeof(*names));
+	char *line = malloc(1024), ans[16];
+	size_t n, i = 0;
+	int r;
+
+	if (!names || !line) {
+		free(names);
+		free(line);
+		return -ENOMEM;
+	}
+	out(m, "\nlboot: update the firmware from a file\n");
+	n = u->find(u->arg, names, LB_MENU_UPD_MAX);
+	if (!n) {
+		out(m, "lboot: no update file found%s%s%s\n", u->looked ? " (" : "",
+		    u->looked ? u->looked : "", u->looked ? ")" : "");
+		r = 0;
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		out(m, "  %zu) %s\n", k + 1, names[k]);
+	if (n > 1) {
+		char *end;
+		long v;
+
+		out(m, "file (1-%zu, Enter: 1, ^C cancels)> ", n);
+		if ((r = read_line(m, rd, ans, sizeof(ans), -1)))
+			goto out;
+		v = ans[0] ? strtol(ans, &end, 10) : 1;
+		if (ans[0] && (*end || v < 1 || (size_t)v > n)) {
+			out(m, "lboot: no such file\n");
+			r = 0;
+			goto out;
+		}
+		i = (size_t)v - 1;
+	}
+	out(m, "lboot: checking %s\n", names[i]);
+	line[0] = 0;
+	r = u->run(u->arg, i, 0, line, 1024);
+	out(m, "lboot: update %s: %s\n", names[i], line);
+	if (r) {                 /* refused, or nothing to do */
+		r = 0;
+		goto out;
+	}
+	out(m, "write it to the flash and restart? (y/N)> ");
+	if ((r = read_line(m, rd, ans, sizeof(ans), -1)))
+		goto out;
+	if (strcmp(ans, "y") && strcmp(ans, "Y") && strcmp(ans, "yes")) {
+		out(m, "lboot: not written\n");
+		r = 0;
+		goto out;
+	}
+	line[0] = 0;
+	r = u->run(u->arg, i, 1, line, 1024);
+	out(m, "lboot: update %s: %s\n", names[i], line);
+	r = r == 0;
+out:
+	free(names);
+	free(line);
+	return r;
 }
 
 int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
@@ -634,6 +704,34 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 			}
 			else
 				out(m, "\nlboot: no shell in this image\n");
+			show(m, l, set, vis, k, shell);
+			out(m, "lboot> ");
+			continue;
+		case 'u':
+			if (!m->update)
+				continue;
+			out(m, "u");
+			r = update_dialog(m, &rd);
+			last = now_ms();
+			if (r == 1) {
+				r = 0;
+				res->action = LB_MENU_REBOOT;
+				goto done;
+			}
+			if (r == -ETIMEDOUT) {
+				out(m, "\nlboot: no input for %d s (lboot.idle)\n", m->idle);
+				res->action = LB_MENU_AUTO;
+				res->index = d >= 0 ? (size_t)d : 0;
+				res->idle = 1;
+				r = 0;
+				goto done;
+			}
+			if (r == -EPIPE) {
+				res->action = LB_MENU_EOF;
+				r = 0;
+				goto done;
+			}
+			r = 0;    /* ^C, -ENOMEM: back to the menu */
 			show(m, l, set, vis, k, shell);
 			out(m, "lboot> ");
 			continue;

@@ -26,6 +26,25 @@ struct lb_menu_result {
 	unsigned noise;    /* bytes read that were not keys (src/console/keys.h) */
 };
 
+/* 'u': update the firmware from a file (docs/firmware-update.md). The
+ * menu lists what find returns, checks the file picked (run with write
+ * 0) and shows the one-line result, and writes (run with write 1) only
+ * after the user typed y; a write that worked ends the menu with
+ * LB_MENU_REBOOT (the machine restarts into it). */
+#define LB_MENU_UPD_MAX 16
+#define LB_MENU_UPD_NAME 320
+struct lb_menu_update {
+	/* the update files there are now, up to max names the user reads
+	 * ("DEVICE:PATH", a URL); returns how many */
+	size_t (*find)(void *arg, char (*names)[LB_MENU_UPD_NAME], size_t max);
+	/* check (write 0) or write (1) file i of the last find: 0 it may be
+	 * / was written, 1 nothing to do, negative errno refused; the
+	 * outcome in line (one line, no newline) */
+	int (*run)(void *arg, size_t i, int write, char *line, size_t linesz);
+	void *arg;
+	const char *looked;   /* where find looks, said when it finds nothing */
+};
+
 struct lb_menu {
 	int in, out;            /* console fds (0, 1) */
 	/* n_ins > 0: read keys from each of these instead of `in` (every
@@ -44,6 +63,8 @@ struct lb_menu {
 	 * until the first key of this call (when set), then idle after each
 	 * key. Expiry returns LB_MENU_AUTO with idle = 1. */
 	int first_wait, idle;
+	/* NULL: no 'u' key */
+	const struct lb_menu_update *update;
 };
 
 /*
@@ -58,7 +79,8 @@ struct lb_menu {
  * Home/End, PgUp/PgDn (LB_MENU_PAGE entries) move the selection from the
  * default (or the typed number) and type its number in, for Enter / 'e'; 'e' (optionally
  * after digits) edits that entry's command line for one boot; 's' runs a
- * shell and returns to the menu; 'r' rescan; 'b' reboot; 'p' power off.
+ * shell and returns to the menu; 'u' updates the firmware from a file
+ * (m->update, above); 'r' rescan; 'b' reboot; 'p' power off.
  * The terminal is put in raw mode while reading, restored before a shell
  * and on return. Returns 0 or negative errno.
  */

@@ -170,6 +170,49 @@ static const char x_conf_hdr[] =
 	"00000003" "00000000" "00000000" "00000000" "00000000" "0000000c" "00000000"
 	"/etc/x.conf\0\0\0";
 
+/* the menu's 'u' with a fake update source: nfiles files, what check
+ * and write answer, and how often each was asked */
+struct upd_fake {
+	int nfiles, check_rc, write_rc;
+	int checks, writes;
+	size_t check_i, write_i;
+};
+
+static size_t upd_find(void *arg, char (*names)[LB_MENU_UPD_NAME], size_t max)
+{
+	struct upd_fake *f = arg;
+	static const char *const v[] = { "/dev/vdz1:/EFI/lboot/update.lbu", "https://fw.example/u.lbu" };
+	size_t n = 0;
+
+	for (; n < (size_t)f->nfiles && n < max && n < 2; n++)
+		snprintf(names[n], LB_MENU_UPD_NAME, "%s", v[n]);
+	return n;
+}
+
+static int upd_run(void *arg, size_t i, int wr, char *line, size_t linesz)
+{
+	struct upd_fake *f = arg;
+
+	if (!wr) {
+		f->checks++;
+		f->check_i = i;
+		if (f->check_rc == 1)
+			snprintf(line, linesz, "version 2 is the running firmware's: nothing to do");
+		else if (f->check_rc)
+			snprintf(line, linesz, "refused: the signature: bad signature");
+		else
+			snprintf(line, linesz, "version 2 (v2) may be written to /dev/mtd0");
+		return f->check_rc;
+	}
+	f->writes++;
+	f->write_i = i;
+	if (f->write_rc)
+		snprintf(line, linesz, "refused: writing the block at 0x12000: %s", strerror(-f->write_rc));
+	else
+		snprintf(line, linesz, "version 2 (v2) written");
+	return f->write_rc;
+}
+
 int main(void)
 {
 	snprintf(tmpd, sizeof(tmpd), "/tmp/lboot-test-boot.XXXXXX");
@@ -745,6 +788,111 @@ int main(void)
 			CHECK(strstr(shown, "press any key") == NULL);
 			close(in[0]); close(in[1]); close(outp[0]); close(outp[1]);
 		}
+	}
+
+	TEST("menu: 'u' checks an update file, writes only after y") {
+		static const struct {
+			const char *keys;
+			int nfiles, check_rc, write_rc;
+			enum lb_menu_action action;
+			int checks, writes;          /* calls of run() */
+			const char *shown;           /* in the output */
+		} cases[] = {
+			/* n, Enter, anything but y: not written */
+			{ "un\rp", 1, 0, 0, LB_MENU_POWEROFF, 1, 0, "lboot: not written\n" },
+			{ "u\rp", 1, 0, 0, LB_MENU_POWEROFF, 1, 0, "lboot: not written\n" },
+			{ "uyes please\rp", 1, 0, 0, LB_MENU_POWEROFF, 1, 0, "lboot: not written\n" },
+			{ "u\x03p", 1, 0, 0, LB_MENU_POWEROFF, 1, 0, "^C\n" },
+			/* y: written, the machine restarts */
+			{ "uy\r", 1, 0, 0, LB_MENU_REBOOT, 1, 1,
+			  "lboot: update /dev/vdz1:/EFI/lboot/update.lbu: version 2 (v2) written\n" },
+			{ "uY\r", 1, 0, 0, LB_MENU_REBOOT, 1, 1, "written\n" },
+			/* the write failed: back to the menu */
+			{ "uy\rp", 1, 0, -EIO, LB_MENU_POWEROFF, 1, 1, "Input/output error\n" },
+			/* refused, or the running version: no question, y is just a key */
+			{ "uyp", 1, -EKEYREJECTED, 0, LB_MENU_POWEROFF, 1, 0,
+			  "lboot: update /dev/vdz1:/EFI/lboot/update.lbu: refused: the signature: bad signature\n" },
+			{ "uyp", 1, 1, 0, LB_MENU_POWEROFF, 1, 0,
+			  "version 2 is the running firmware's: nothing to do\n" },
+			/* nothing found */
+			{ "up", 0, 0, 0, LB_MENU_POWEROFF, 0, 0,
+			  "lboot: no update file found (/EFI/lboot/update.lbu on each filesystem)\n" },
+			/* two files: pick the second, or a bad number */
+			{ "u2\ry\r", 2, 0, 0, LB_MENU_REBOOT, 1, 1, "lboot: checking https://fw.example/u.lbu\n" },
+			{ "u\rn\rp", 2, 0, 0, LB_MENU_POWEROFF, 1, 0, "lboot: checking /dev/vdz1:/EFI/lboot/update.lbu\n" },
+			{ "u7\rp", 2, 0, 0, LB_MENU_POWEROFF, 0, 0, "lboot: no such file\n" },
+			/* the input closes while it asks */
+			{ "u", 1, 0, 0, LB_MENU_EOF, 1, 0, "(y/N)> " },
+		};
+		struct upd_fake fk;
+		struct lb_menu_update mu = { .find = upd_find, .run = upd_run, .arg = &fk,
+					     .looked = "/EFI/lboot/update.lbu on each filesystem" };
+		struct lb_entries l = LB_ENTRIES_INIT;
+		struct lb_entry *e = lb_entries_add(&l);
+
+		if (e) {
+			lb_setstr(&e->title, "one");
+			lb_setstr(&e->kernel, "/k");
+			lb_setstr(&e->fs, "1234-ABCD");
+		}
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			int in[2], outp[2];
+			struct lb_menu_result res;
+			char shown[16384];
+			ssize_t n;
+
+			if (pipe(in) || pipe(outp)) {
+				CHECK(0);
+				break;
+			}
+			memset(&fk, 0, sizeof(fk));
+			fk.nfiles = cases[i].nfiles;
+			fk.check_rc = cases[i].check_rc;
+			fk.write_rc = cases[i].write_rc;
+			struct lb_menu m = { .in = in[0], .out = outp[1], .update = &mu };
+			if (write(in[1], cases[i].keys, strlen(cases[i].keys)) < 0)
+				CHECK(0);
+			close(in[1]);
+			fcntl(outp[0], F_SETFL, O_NONBLOCK);
+			fcntl(outp[1], F_SETPIPE_SZ, 1 << 20);
+			CHECK_INT(lb_menu_run(&m, &l, &set, -1, &res), 0);
+			CHECK_INT(res.action, cases[i].action);
+			CHECK_INT(fk.checks, cases[i].checks);
+			CHECK_INT(fk.writes, cases[i].writes);
+			/* the check always comes first, for the same file */
+			if (fk.writes)
+				CHECK_INT(fk.write_i, fk.check_i);
+			n = read(outp[0], shown, sizeof(shown) - 1);
+			shown[n > 0 ? n : 0] = 0;
+			CHECK(strstr(shown, "u: update firmware, ") != NULL);
+			CHECK(strstr(shown, cases[i].shown) != NULL);
+			if (cases[i].checks && !cases[i].check_rc)
+				CHECK(strstr(shown, "may be written to /dev/mtd0\n") != NULL);
+			if (cases[i].check_rc)
+				CHECK(strstr(shown, "(y/N)") == NULL);
+			if (!strstr(shown, cases[i].shown))
+				printf("# case %zu shown:\n%s\n", i, shown);
+			close(in[0]);
+			close(outp[0]);
+			close(outp[1]);
+		}
+		/* without m.update: no 'u' in the help, the key does nothing */
+		int in[2], outp[2];
+		struct lb_menu_result res;
+		char shown[4096];
+		if (!pipe(in) && !pipe(outp)) {
+			struct lb_menu m = { .in = in[0], .out = outp[1] };
+			if (write(in[1], "up", 2) < 0)
+				CHECK(0);
+			memset(&fk, 0, sizeof(fk));
+			CHECK_INT(lb_menu_run(&m, &l, &set, -1, &res), 0);
+			CHECK_INT(res.action, LB_MENU_POWEROFF);
+			ssize_t n = read(outp[0], shown, sizeof(shown) - 1);
+			shown[n > 0 ? n : 0] = 0;
+			CHECK(strstr(shown, "update") == NULL);
+			close(in[0]); close(in[1]); close(outp[0]); close(outp[1]);
+		}
+		lb_entries_free(&l);
 	}
 
 	rm_rf(tmpd);
