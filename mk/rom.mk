@@ -1,8 +1,9 @@
 # The LinuxBoot ROM for QEMU: Debian's OVMF with the DXE drivers Linux does
 # not need removed and lbootdxe instead of BdsDxe (pflash unit 0, read-only),
-# plus out/lboot-vars.fd for pflash unit 1: the payload volume with the
-# firmware kernel and initramfs, then the variable store (`lboot mkrom`,
-# docs/rom.md says why this layout). Boot it with:
+# plus out/lboot-vars.fd for pflash unit 1: the firmware kernel and
+# initramfs in payload slot A of two (B erased: `--slots`, the slot a payload
+# update writes; docs/firmware-update.md), then the variable store (`lboot
+# mkrom`, docs/rom.md says why this layout). Boot it with:
 #   cp out/lboot-vars.fd /tmp/unit1.fd
 #   qemu-system-x86_64 -machine q35,max-fw-size=16M -m 1024 -serial stdio -display none \
 #     -drive if=pflash,format=raw,unit=0,readonly=on,file=out/lboot.rom \
@@ -17,6 +18,10 @@ ROM_CMDLINE ?= console=ttyS0,115200 panic=10 quiet watchdog.stop_on_reboot=0
 # (max-fw-size=16M), leaves 12 MiB for kernel + initramfs. `auto` keeps the
 # 4 MiB OVMF layout when they fit in it (they no longer do: docs/rom.md).
 ROM_SIZE    ?= 16M
+# A/B payload slots (6 MiB each in the 16 MiB layout) and slot A's version;
+# ROM_SLOTS= builds one 12 MiB payload volume instead (no payload updates).
+ROM_PAYLOAD_VERSION ?= 1
+ROM_SLOTS   ?= --slots --payload-version $(ROM_PAYLOAD_VERSION) --payload-label "lboot $(ROM_PAYLOAD_VERSION)"
 
 all: out/lboot.rom build/pei/lbootpei.efi
 
@@ -26,7 +31,7 @@ ROM_ARGS = --base $(ROM_BASE) --keep $(ROM_KEEP) --dxe build/dxe/lbootdxe.efi \
 
 out/lboot.rom: $(ROM_DEPS) out/bzImage out/initramfs.cpio.xz
 	@mkdir -p $(@D)
-	out/lboot mkrom $(ROM_ARGS) --initrd out/initramfs.cpio.xz --cmdline "$(ROM_CMDLINE)" \
+	out/lboot mkrom $(ROM_ARGS) $(ROM_SLOTS) --initrd out/initramfs.cpio.xz --cmdline "$(ROM_CMDLINE)" \
 		--vars-out out/lboot-vars.fd -o $@
 out/lboot-vars.fd: out/lboot.rom
 

@@ -178,7 +178,7 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 	printf("wrote %s (%llu bytes)", o->out, (unsigned long long)r->image_size);
 	if (r->vars_out)
 		printf(" and %s (%s for pflash unit 1)", r->vars_out,
-		       r->payload_unit1 ? "payload volume + variable store" : "variable store");
+		       r->slot_size ? "payload slots + variable store" : r->payload_unit1 ? "payload volume + variable store" : "variable store");
 	printf("\n");
 }
 

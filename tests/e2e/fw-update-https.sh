@@ -29,17 +29,21 @@ done
 URL=https://$NET_IP/fw/update.lbu
 W=$T/www
 mkdir -p "$W/fw"
-rom_v() { # V
+rom_v() { # V [mkrom args]
+	local v=$1; shift
+	set -- "$v" "$@"
 	"$OUT/lboot" mkinitramfs -o "$T/initramfs-v$1.cpio.xz" --init "$OUT/lboot-target" \
 		--ca "$K/ca.pem" --update-key "$UK/upd.pub" --firmware-version "$1" \
 		--option "lboot.update=$URL" >"$T/mkinitramfs-v$1.log" 2>&1 ||
 		{ sed 's/^/# /' "$T/mkinitramfs-v$1.log"; not_ok "mkinitramfs v$1"; exit 1; }
-	rom_build "$T/v$1.rom" --kernel "$OUT/bzImage" --initrd "$T/initramfs-v$1.cpio.xz" \
-		--cmdline "$ROM_CMDLINE_TEST"
-	cat "$T/v$1-vars.fd" "$T/v$1.rom" >"$T/flash-v$1.img"
+	rom_build "$T/v$1$2.rom" --kernel "$OUT/bzImage" --initrd "$T/initramfs-v$1.cpio.xz" \
+		--cmdline "$ROM_CMDLINE_TEST" ${2:+--slots --payload-version $1 --payload-label "lboot e2e v$1"}
+	cat "$T/v$1$2-vars.fd" "$T/v$1$2.rom" >"$T/flash-v$1$2.img"
 }
 rom_v 1
 rom_v 2
+rom_v 1 s # with payload slots (the last part)
+rom_v 2 s
 lbu() { # V OUT KEY [FLASH-V]
 	"$OUT/lboot" update image --version "$1" --label "lboot e2e v$1" -o "$2" "$T/flash-v${4:-$1}.img" 2>/dev/null &&
 		minisign -S -s "$UK/$3.key" -m "$2" -t "lboot e2e" >/dev/null || { not_ok "update image v$1"; exit 1; }
@@ -145,4 +149,24 @@ flash_same "$T/flash.img" "$T/flash-v2.img" && ok "update: the flash is v2 outsi
 	[ "$(grep -c 'GET /fw/update.lbu.minisig HTTP' "$T/nginx/access.log")" = 2 ] &&
 	ok "nginx: one GET of the file and one of its signature per boot" ||
 	{ sed 's/^/# /' "$T/nginx/access.log"; not_ok "nginx: one GET of the file and one of its signature per boot"; }
+
+# --- a payload update over HTTPS: v1 (slot A) writes slot B, v2 runs ----
+"$OUT/lboot" update image --slot -o "$T/v2s.lbu" "$T/flash-v2s.img" 2>/dev/null &&
+	minisign -S -s "$UK/upd.key" -m "$T/v2s.lbu" -t "lboot e2e" >/dev/null ||
+	{ not_ok "update image --slot v2"; e2e_done; }
+serve "$T/v2s.lbu"
+mv "$T/serial.log" "$T/serial-whole.log"
+cp "$T/flash-v1s.img" "$T/flash.img"
+E2E_REBOOT=1 E2E_FLASH=$T/flash.img qemu_start "${NIC[@]}" -drive "file=$T/disk.img,format=raw,if=virtio,snapshot=on"
+if expect "lboot: update $U: version 2 \\(lboot e2e v2\\) written to payload slot B of /dev/mtd[0-9]+: [0-9]+ of 1536 erase blocks" 300; then
+	ok "payload: v1 (slot A) fetched a payload update over HTTPS and wrote slot B"
+else
+	grep -E 'lbootdxe: (slot|booting)|lboot: (update|net)' "$T/serial.log" | head -12 | sed 's/^/# /'
+	not_ok "payload: v1 (slot A) fetched a payload update over HTTPS and wrote slot B"
+fi
+expect 'lbootdxe: booting slot B \(version 2\): the newer of two that check' 240 &&
+	expect 'lboot: firmware version 2, 1 update key' 240 &&
+	ok "payload: after the restart lbootdxe boots slot B and v2 runs" ||
+	not_ok "payload: after the restart lbootdxe boots slot B and v2 runs"
+qemu_stop
 e2e_done
