@@ -94,7 +94,17 @@ mount -t devtmpfs dev /dev
 say() { read -r up _ </proc/uptime; echo "fwbench: [$up] $*"; }
 die() { say "FAIL $*"; poweroff -f; sleep 5; }
 now() { read -r up _ </proc/uptime; echo "$up"; }
-stamp() { while IFS= read -r l; do read -r up _ </proc/uptime; echo "$up $l"; done; }
+# stderr lines with the time; lboot's first "writing" line also to the
+# console (the host stamps QEMU's CPU time there: the check/write split)
+stamp() {
+	while IFS= read -r l; do
+		read -r up _ </proc/uptime
+		echo "$up $l"
+		case $l in "lboot update: writing version"*|"lboot update: warning"*)
+			echo "fwbench: [$up] write" >/dev/console;;
+		esac
+	done
+}
 . /etc/fwbench.conf
 mkdir -p /mnt /w
 n=0
@@ -125,9 +135,11 @@ restore() {
 same() { lboot-target flash verify "$1" >/dev/null 2>&1 && echo ok || echo DIFFERS; }
 run_lboot() { # OP
 	restore
+	say "begin op=$1 tool=lboot"
 	t0=$(now)
 	{ lboot-target update --slot A apply /w/$1.lbu 2>&1 >/w/lb.out; echo "rc $?"; } | stamp >/w/lb.err
 	t1=$(now)
+	say "end"
 	tw=$(grep -m1 -E 'lboot update: (writing version|warning)' /w/lb.err | cut -d' ' -f1)
 	rc=$(sed -n 's/^[0-9.]* rc //p' /w/lb.err)
 	b=$(sed -n 's/.*: \([0-9]*\) of \([0-9]*\) erase blocks differed.*/\1\/\2/p' /w/lb.out)
@@ -138,11 +150,15 @@ run_fc() { # OP FILE (-p|-)
 	restore
 	sz=$(wc -c </w/$2)
 	if [ "$3" = -p ]; then
+		say "begin op=$1 tool=flashcp-p"
 		t0=$(now); flashcp -v -p /w/$2 "$MTD" >/w/fc.out 2>&1; rc=$?; t1=$(now)
+		say "end"
 		b=$(sed -n 's/.*diff blocks: \([0-9]*\).*/\1/p' /w/fc.out)/$((sz / 4096))
 		tool=flashcp-p
 	else
+		say "begin op=$1 tool=flashcp"
 		t0=$(now); flashcp /w/$2 "$MTD" >/w/fc.out 2>&1; rc=$?; t1=$(now)
+		say "end"
 		b=$((sz / 4096))/$((sz / 4096))
 		tool=flashcp
 	fi
@@ -186,54 +202,109 @@ mkdisk_gpt "$T/disk.img" "$T/esp.img:esp"
 # can be (the host's disk writeback made flashcp's 16 MiB write vary 2x)
 FLASH=$T/flash.img
 [ -d /dev/shm ] && [ -w /dev/shm ] && FLASH=/dev/shm/lboot-fwbench-$$.img
-trap 'qemu_stop; rm -f "$FLASH"; e2e_dump_on_fail' EXIT
+trap 'rm -f "$FLASH"' EXIT
+# run.py LOG TIMEOUT -- QEMU...: QEMU's serial on its stdout, each line into
+# LOG after "WALL CPU" (seconds since QEMU's start; CPU: the seconds QEMU
+# used by then, all its threads: a busy host stretches wall time far more);
+# ends QEMU at "fwbench: [..] done" or FAIL or TIMEOUT, exit 0 at done.
+cat >"$T/run.py" <<'EOP'
+import os, re, select, subprocess, sys, time
+log, timeout, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[sys.argv.index('--') + 1:]
+end = re.compile(rb'fwbench: \[[0-9.]+\] (done|FAIL)')
+tick = os.sysconf('SC_CLK_TCK')
+t0 = time.monotonic()
+p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+def cpu():
+    try:
+        with open('/proc/%d/stat' % p.pid) as f:
+            st = f.read().rsplit(')', 1)[1].split()
+        return (int(st[11]) + int(st[12])) / tick
+    except (OSError, IndexError, ValueError):
+        return -1.0
+fd, cur, lines, done = p.stdout.fileno(), b'', [], None
+while done is None and time.monotonic() - t0 < timeout:
+    if not select.select([fd], [], [], 0.5)[0]:
+        if p.poll() is not None:
+            break
+        continue
+    data = os.read(fd, 65536)
+    if not data:
+        break
+    now, c = time.monotonic() - t0, cpu()
+    for b in re.split(rb'(\r|\n)', data):
+        if b not in (b'\r', b'\n'):
+            cur += b
+            continue
+        if cur:
+            lines.append(b'%8.3f %8.2f %s' % (now, c, cur))
+            m = end.search(cur)
+            if m:
+                done = m.group(1)
+        cur = b''
+p.kill()
+p.wait()
+open(log, 'wb').write(b'\n'.join(lines + [cur]) + b'\n')
+sys.exit(0 if done == b'done' else 1)
+EOP
 : >"$T/results"
 for run in $(seq "$RUNS"); do
 	cp "$T/flash-v1.img" "$FLASH"
-	E2E_FLASH=$FLASH qemu_start -drive "file=$T/disk.img,format=raw,if=virtio,snapshot=on"
-	if expect 'fwbench: \[[0-9.]+\] (done|FAIL)' 600 && ! grep -q 'fwbench: .* FAIL' "$T/serial.log"; then
-		tr -d '\r' <"$T/serial.log" | sed -n "s/^.*fwbench: \[[0-9.]*\] result /run=$run /p" >>"$T/results"
-		echo "# run $run: $(tr -d '\r' <"$T/serial.log" | grep -m1 'fwbench: flash') ($(elapsed) s in QEMU)"
+	L=$T/serial-$run.log
+	if python3 "$T/run.py" "$L" 600 -- "$QEMU" -accel tcg -m 1024 -smp 1 -display none -no-reboot \
+		-monitor none -serial stdio -nic none -machine q35,max-fw-size=16M \
+		-drive "if=pflash,format=raw,unit=0,file=$FLASH" \
+		-drive "file=$T/disk.img,format=raw,if=virtio,snapshot=on"; then
+		# each result with QEMU's CPU seconds at its begin, write and end lines
+		awk -v run="$run" '
+			/fwbench: \[[0-9.]+\] begin / { c0 = $2; cw = "" }
+			/fwbench: \[[0-9.]+\] write$/ { cw = $2 }
+			/fwbench: \[[0-9.]+\] end$/ { c1 = $2 }
+			/fwbench: \[[0-9.]+\] result / {
+				x = c0; y = (cw == "" ? c0 : cw); z = c1
+				sub(/^.*fwbench: \[[0-9.]+\] result /, "")
+				print "run=" run, $0, "c0=" x, "cw=" y, "c1=" z
+			}' <(tr -d '\r' <"$L") >>"$T/results"
+		echo "# run $run: $(tr -d '\r' <"$L" | grep -m1 -o 'fwbench: .*flash /dev/.*') ($(tr -d '\r' <"$L" | tail -n2 | awk 'NF { w = $1; c = $2 } END { print w " s, QEMU CPU " c " s" }'))"
 	else
-		tr -d '\r' <"$T/serial.log" | grep -E 'fwbench|lboot:|lbootdxe' | tail -20 | sed 's/^/# /'
-		echo "# run $run: did not finish (serial log: $T/serial-$run.log)"
+		tr -d '\r' <"$L" | grep -E 'fwbench|lboot:|lbootdxe' | tail -20 | sed 's/^/# /'
+		echo "# run $run: did not finish (serial log: $L)"
 	fi
-	qemu_stop
-	cp "$T/serial.log" "$T/serial-$run.log"
 done
 
 # --- the table ----------------------------------------------------------------------
-echo "# seconds: guest wall time of the command; lboot: check + write (the write"
-echo "# reads back each block and compares the whole); blocks: written/in the file"
-echo "# (lboot: of the slot, or of the flash with the variable store skipped);"
-echo "# lboot/peer: lboot's seconds over the peer's in the same run; flash: the"
-echo "# flash equals the expected bytes afterwards"
+echo "# wall: guest seconds of the command (/proc/uptime); lboot: (check + write),"
+echo "# the write reads back each block and compares the whole at the end; cpu:"
+echo "# QEMU's CPU seconds meanwhile (steadier on a busy host); blocks: written/of"
+echo "# (lboot: of the slot, or of the flash; flashcp: of the file); lboot/peer:"
+echo "# lboot's seconds over the peer's in the same run, wall (cpu); flash: equals"
+echo "# the expected bytes afterwards"
 awk -v runs="$RUNS" '
 {
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-	k = v["op"] SUBSEP v["tool"]
-	s = v["t1"] - v["t0"]; c = v["tw"] - v["t0"]
-	secs[k, v["run"]] = s; chk[k, v["run"]] = c; blk[k, v["run"]] = v["blocks"]
-	ok[k, v["run"]] = (v["rc"] == 0 ? v["flash"] : "rc=" v["rc"])
-	sum[k] += s; csum[k] += c; n[k]++
+	k = v["op"] SUBSEP v["tool"]; r = v["run"]
+	w[k, r] = v["t1"] - v["t0"]; wc[k, r] = v["tw"] - v["t0"]
+	c[k, r] = v["c1"] - v["c0"]; blk[k, r] = v["blocks"]
+	ok[k, r] = (v["rc"] == 0 ? v["flash"] : "rc=" v["rc"])
+	sw[k] += w[k, r]; swc[k] += wc[k, r]; sc[k] += c[k, r]; n[k]++
+}
+function row(op, tool, run, b, wall, chk, cpu, lw, lc, fl,   s, q) {
+	s = (tool == "lboot") ? sprintf("(%.2f + %.2f)", chk, wall - chk) : ""
+	q = (tool != "lboot" && lw > 0 && wall > 0 && cpu > 0) ? sprintf("%.2f (%.2f)", lw / wall, lc / cpu) : ""
+	printf "%-15s %-10s %-5s %-10s %7.2f %-15s %7.2f %13s  %s\n", op, tool, run, b, wall, s, cpu, q, fl
 }
 END {
 	split("slot few many", ops, " "); split("lboot flashcp flashcp-p", tools, " ")
 	name["slot"] = "slot B (6 MiB)"; name["few"] = "whole, few"; name["many"] = "whole, many"
-	printf "%-15s %-11s %-5s %-11s %8s %-17s %11s  %s\n", "operation", "tool", "run", "blocks", "seconds", "(check + write)", "lboot/peer", "flash"
+	printf "%-15s %-10s %-5s %-10s %7s %-15s %7s %13s  %s\n", "operation", "tool", "run", "blocks", "wall s", "(check + write)", "cpu s", "lboot/peer", "flash"
 	for (o = 1; o <= 3; o++) for (t = 1; t <= 3; t++) {
 		k = ops[o] SUBSEP tools[t]; l = ops[o] SUBSEP "lboot"
-		for (r = 1; r <= runs; r++) {
-			if (!((k, r) in secs)) continue
-			split_ = (tools[t] == "lboot") ? sprintf("(%.2f + %.2f)", chk[k, r], secs[k, r] - chk[k, r]) : ""
-			ratio = (tools[t] != "lboot" && (l, r) in secs && secs[k, r] > 0) ? sprintf("%.2f", secs[l, r] / secs[k, r]) : ""
-			printf "%-15s %-11s %-5s %-11s %8.2f %-17s %11s  %s\n", name[ops[o]], tools[t], r, blk[k, r], secs[k, r], split_, ratio, ok[k, r]
-		}
-		if (!n[k]) continue
-		m = sum[k] / n[k]; ml = n[l] ? sum[l] / n[l] : 0
-		split_ = (tools[t] == "lboot") ? sprintf("(%.2f + %.2f)", csum[k] / n[k], m - csum[k] / n[k]) : ""
-		ratio = (tools[t] != "lboot" && m > 0 && ml > 0) ? sprintf("%.2f", ml / m) : ""
-		printf "%-15s %-11s %-5s %-11s %8.2f %-17s %11s\n", name[ops[o]], tools[t], "mean", "", m, split_, ratio
+		for (r = 1; r <= runs; r++)
+			if ((k, r) in w)
+				row(name[ops[o]], tools[t], r, blk[k, r], w[k, r], wc[k, r], c[k, r],
+				    ((l, r) in w) ? w[l, r] : 0, ((l, r) in c) ? c[l, r] : 0, ok[k, r])
+		if (n[k])
+			row(name[ops[o]], tools[t], "mean", "", sw[k] / n[k], swc[k] / n[k], sc[k] / n[k],
+			    n[l] ? sw[l] / n[l] : 0, n[l] ? sc[l] / n[l] : 0, "")
 	}
 }' "$T/results"
 exit 0
