@@ -20,10 +20,14 @@
 # variable store, which lboot keeps), and after each operation the flash is
 # compared with the expected image.
 # Same contents before each operation: the flash as read at the start of
-# the VM is written back with flashcp -p and compared (not timed). A new VM
-# (a fresh copy of v1's flash image) per run; the times are the guest's
-# /proc/uptime around each command (10 ms), lboot's check/write split at its
-# "writing" line on stderr.
+# the VM (v1, and the variables lboot wrote at boot) is written back with
+# flashcp -p and compared with `lboot flash verify` (not timed). A new VM (a
+# fresh copy of v1's flash image) per run, the tools in the same order (lboot,
+# flashcp, flashcp -p). Times: the guest's /proc/uptime around each command
+# (10 ms), lboot's check/write split at its "writing" line on stderr; and
+# QEMU's CPU seconds meanwhile (its /proc/PID/stat at the serial lines that
+# mark begin and end), steadier than wall time on a busy host. The flash
+# file is in /dev/shm when it can be (the host's disk stays out of it).
 # How it boots: the flash holds ROM v1 (slot A: the firmware kernel and
 # lboot); lboot kexecs a BLS entry on the disk's ESP: the same firmware
 # kernel (MTD, physmap at 0xFF000000) with a BusyBox /init that runs the
