@@ -5,7 +5,7 @@ set -e
 PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip cpio
  linux-source-6.1 flex bison bc libelf-dev libssl-dev
  qemu-system-x86 qemu-utils ovmf
- linux-image-amd64 busybox-static kexec-tools
+ linux-image-amd64 busybox-static kexec-tools mtd-utils
  e2fsprogs dosfstools mtools fdisk gdisk
  gnu-efi binutils uefitool-cli coreboot-utils acpica-tools lib32gcc-12-dev dpkg-dev
  clang libclang-rt-14-dev
