@@ -138,12 +138,52 @@ res "--pcrs 16,23: PCR 23 extended: unseal fails" $?
 lt seal-totp --pcrs 16 --index 0x01500011 >/dev/null 2>&1 && lt totp --index 0x01500011 >"$T/out" 2>&1
 res "--index 0x01500011: seal and unseal there" $?
 
+# ---- reseal-totp: after an update, a new secret to the same PCRs ---------------------------
+# (NV 0x01500010 is sealed to PCRs 16,23 and PCR 23 was extended above)
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/rec-r0.bin" 2>/dev/null
+lt reseal-totp --pcrs 0 >"$T/out" 2>&1; [ $? = 2 ]
+res "reseal-totp --pcrs: usage error (it keeps the record's PCRs)" $?
+lt reseal-totp --index 0x01500012 >"$T/out" 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/out")" = 1 ] && grep -q 'no TOTP in NV 0x01500012' "$T/out"
+res "reseal-totp where there is no TOTP: exit 1, one line" $?
+# a TPM error (owner auth set, so CreatePrimary fails): one line, the record unchanged
+tpm2_changeauth -c o ownerpw >/dev/null 2>&1
+lt reseal-totp >"$T/out" 2>&1; rc=$?
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/rec-r1.bin" 2>/dev/null
+tpm2_changeauth -c o -p ownerpw >/dev/null 2>&1
+[ $rc = 1 ] && [ "$(wc -l <"$T/out")" = 1 ] && grep -q 'reseal TOTP: CreatePrimary: TPM_RC_.*; the old sealed secret is unchanged$' "$T/out" &&
+	cmp -s "$T/rec-r0.bin" "$T/rec-r1.bin"
+res "reseal-totp with a TPM error: exit 1, one line naming it, the NV record byte-identical" $?
+lt totp >"$T/out" 2>&1; [ $? = 1 ] && grep -q 'measurements changed' "$T/out"
+res "reseal-totp failed: the old record still says 'measurements changed'" $?
+lt --json reseal-totp >"$T/reseal.json" 2>"$T/out"
+res "reseal-totp after PCR 23 changed" $?
+S3=$(secret_of "$(json "$T/reseal.json" uri 2>/dev/null)")
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["resealed"] is True and d["pcrs"] == [16, 23] and d["index"] == "0x01500010", d' "$T/reseal.json" >"$T/out" 2>&1
+res "reseal-totp --json: resealed, the record's PCRs 16,23 kept, NV 0x01500010" $?
+lt --json totp >"$T/totp.json" 2>"$T/out"
+code=$(json "$T/totp.json" line | sed -n 's/^TOTP \([0-9]\{6\}\).*/\1/p')
+t=$(json "$T/totp.json" time)
+[ ${#S3} = 32 ] && [ "$S3" != "$S2" ] && [ "$code" = "$(oathtool --totp -b "$S3" -N "@$t")" ]
+res "resealed: a new secret, and the code is oathtool's for it" $?
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/rec-r2.bin" 2>/dev/null
+[ "$(stat -c %s "$T/rec-r2.bin")" = "$(stat -c %s "$T/rec-r0.bin")" ] && ! cmp -s "$T/rec-r0.bin" "$T/rec-r2.bin" &&
+	[ "$(tpm2_getcap handles-nv-index 2>/dev/null | grep -ci '0x0*1500010')" = 1 ]
+res "resealed: a new record of the same size in the one NV index" $?
+lt reseal-totp --ascii >"$T/out" 2>&1 && grep -q '^TOTP resealed to sha256 PCRs 16,23 in NV 0x01500010' "$T/out" &&
+	grep -Eq '^ *(##)+ *$' "$T/out"
+res "reseal-totp: the line and the QR code" $?
+
 # ---- a bad record ---------------------------------------------------------------------
 tpm2_nvundefine 0x01500010 >/dev/null 2>&1
 tpm2_nvdefine 0x01500010 -C o -s 32 -a 'ownerwrite|ownerread|authread' >/dev/null 2>&1 &&
 	head -c 32 /dev/urandom >"$T/junk" && tpm2_nvwrite 0x01500010 -C o -i "$T/junk" >/dev/null 2>&1
 lt totp >"$T/out" 2>&1; [ $? = 1 ] && grep -q 'NV 0x01500010 holds no TOTP record' "$T/out"
 res "an NV index with garbage: 'holds no TOTP record'" $?
+lt reseal-totp >"$T/out" 2>&1; rc=$?
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/junk2" 2>/dev/null
+[ $rc = 1 ] && grep -q 'NV 0x01500010 holds no TOTP record; nothing changed' "$T/out" && cmp -s "$T/junk" "$T/junk2"
+res "reseal-totp over garbage: refused, the index unchanged" $?
 # the record of one TPM on another TPM: the blobs do not load (another owner seed)
 cp "$T/rec.bin" "$T/rec-old.bin"
 lt seal-totp >/dev/null 2>&1
