@@ -554,6 +554,7 @@ static int reseal_dialog(const struct lb_menu *m, struct reader *rd)
 	text[LB_MENU_RESEAL_TEXT - 1] = 0;
 	n = strlen(text);
 	out(m, "%s%s", text, n && text[n - 1] == '\n' ? "" : "\n");
+	explicit_bzero(text, LB_MENU_RESEAL_TEXT);   /* it held the new secret */
 	free(text);
 	(void)r;
 	return 0;

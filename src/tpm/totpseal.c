@@ -105,7 +105,9 @@ int lb_totpseal_seal(struct lb_tpm2 *t, uint32_t index, uint32_t mask, uint8_t *
 		return rc;
 	if ((rc = sha256_active(t)))
 		return rc;
-	if ((rc = lb_tpm2_get_random(t, secret, LB_TOTPSEAL_SECRET)))
+	rc = lb_tpm2_get_random(t, secret, LB_TOTPSEAL_SECRET);
+	memset(t->rsp, 0, sizeof(t->rsp)); /* the secret was in the reply */
+	if (rc)
 		return rc;
 	memset(&rec, 0, sizeof(rec));
 	rec.alg = LB_TPM2_ALG_SHA256;
