@@ -14,7 +14,11 @@
 #     on the host with tpm2_nvread);
 #  3. v2: 't', 'y': a new secret (not the old one), its otpauth:// URI, QR
 #     code and the code oathtool gives for it; the NV record changed;
-#  4. v2 again: the code above the menu is oathtool's for the new secret.
+#  4. v2 again: the code above the menu is oathtool's for the new secret;
+#  5. v3, whose ROM command line differs too (a file in the DXE volume,
+#     the part a whole-flash update changes): PCR 0 differs from v2's,
+#     "measurements changed"; `lboot tpm --json reseal-totp` in the menu's
+#     shell reseals it, and the menu shown again has that secret's code.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rom-lib.sh"
 e2e_init totp-reseal
@@ -22,15 +26,16 @@ for c in swtpm swtpm_setup oathtool tpm2_nvread python3; do
 	command -v $c >/dev/null || { not_ok "$c not installed (scripts/deps.sh)"; exit 1; }
 done
 [ -x /bin/busybox ] || { not_ok "no /bin/busybox (apt-get install busybox-static)"; exit 1; }
-rom_v() { # V: ROM v$V, its payload's initramfs says firmware version V
+rom_v() { # V [CMDLINE-EXTRA]: ROM v$V, its payload's initramfs says firmware version V
 	"$OUT/lboot" mkinitramfs -o "$T/initramfs-v$1.cpio.xz" --init "$OUT/lboot-target" --busybox \
 		--firmware-version "$1" >"$T/mkinitramfs-v$1.log" 2>&1 ||
 		{ sed 's/^/# /' "$T/mkinitramfs-v$1.log"; not_ok "mkinitramfs v$1"; exit 1; }
 	rom_build "$T/v$1.rom" --tpm --kernel "$OUT/bzImage" --initrd "$T/initramfs-v$1.cpio.xz" \
-		--cmdline "console=ttyS0,115200 panic=-1 lboot.timeout=120"
+		--cmdline "console=ttyS0,115200 panic=-1 lboot.timeout=120${2:+ $2}"
 }
 rom_v 1
 rom_v 2
+rom_v 3 rom.v=3   # v3: another ROM command line too, in the DXE volume
 rom_demo_disk "$T/disk.img" totp-reseal
 mkdir -p "$T/st"
 swtpm_setup --tpm2 --tpmstate "$T/st" --pcr-banks sha1,sha256 --overwrite >"$T/swtpm_setup.log" 2>&1 ||
@@ -201,4 +206,25 @@ else
 fi
 expect_not 'TOTP unseal failed' && ok "boot 4: no unseal failure" || not_ok "boot 4: no unseal failure"
 halt 4
+
+# ---- 5: v3 (another DXE volume): PCR 0 changes; the command in the menu's shell ------------
+boot 3
+expect 'press any key to stop' 240 && ok "boot 5 (v3): menu" || not_ok "boot 5 (v3): menu"
+serial | grep -q '^TOTP unseal failed: measurements changed$' &&
+	ok "boot 5: v3: 'TOTP unseal failed: measurements changed'" ||
+	not_ok "boot 5: v3: 'TOTP unseal failed: measurements changed'"
+send ' '
+expect 'lboot> ' 20 || not_ok "boot 5: prompt"
+shell_run 'lboot tpm --json reseal-totp && lboot tpm pcrread sha256:0,4,9 | sed "s/^ */V3PCR /"' resealed &&
+	ok "boot 5: lboot tpm --json reseal-totp in the menu's shell" || not_ok "boot 5: lboot tpm --json reseal-totp in the menu's shell"
+SECRET3=$(serial | sed -n 's/^{"index":"0x01500010","resealed":true,"pcrs":\[0,2,4,7,9\],"uri":"otpauth:\/\/totp\/lboot:owner?secret=\([A-Z2-7]*\)&.*"}$/\1/p' | tail -n1)
+[ ${#SECRET3} = 32 ] && [ "$SECRET3" != "$SECRET2" ] && ok "boot 5: --json: resealed, PCRs 0,2,4,7,9 kept, a new secret" ||
+	not_ok "boot 5: --json: resealed, PCRs 0,2,4,7,9 kept, a new secret (got '$SECRET3')"
+a=$(pcr V2PCR 0) b=$(pcr V3PCR 0)
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok "another ROM command line (the DXE volume) changed PCR 0" ||
+	not_ok "another ROM command line (the DXE volume) changed PCR 0 ($a / $b)"
+send 'r'
+expect '^TOTP [0-9]{6} \(valid [0-9]+ s\)' 120 && code_is "$SECRET3" "boot 5: the menu shown again has the resealed secret's code" ||
+	not_ok "boot 5: the menu shown again has the resealed secret's code"
+halt 5
 e2e_done
