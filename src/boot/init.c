@@ -27,6 +27,7 @@
 #include "verify.h"
 #include "measure.h"
 #include "totpseal.h"
+#include "qr.h"
 #include "netboot.h"
 #include "grubenv.h"
 #include "netio.h"
@@ -531,34 +532,148 @@ static void drop_caches(void)
 	    ok ? "dropped" : "NOT dropped");
 }
 
-/* The owner's TOTP above the menu (docs/measured-boot.md): unsealed against
- * the PCRs as they are when the menu shows, so only while this boot has
- * extended nothing yet. No TPM, lboot.totp=off or nothing provisioned: no
- * line. */
-static void totp_show(const struct lb_boot_opts *o)
+/* The TOTP NV index of lboot.totp= (the default for ""); -1: off or a
+ * bad value (said once per call) */
+static int totp_index(const struct lb_boot_opts *o, uint32_t *index)
 {
-	uint32_t index = LB_TOTPSEAL_NV_DEFAULT;
-	char line[160], *end;
+	char *end;
 
-	if (!tpm_on || tpm.n_ev || !strcmp(o->totp, "off"))
-		return;
+	*index = LB_TOTPSEAL_NV_DEFAULT;
+	if (!strcmp(o->totp, "off"))
+		return -1;
 	if (o->totp[0]) {
 		unsigned long v = strtoul(o->totp, &end, 0);
 
 		if (*end || (v >> 24) != 0x01 || v > 0xffffffffUL) {
 			say(LB_LOG_WARN "lboot: lboot.totp=%s: want off or an NV index 0x01xxxxxx\n", o->totp);
-			return;
+			return -1;
 		}
-		index = (uint32_t)v;
+		*index = (uint32_t)v;
 	}
+	return 0;
+}
+
+/* "sha256 PCRs 0,2,4,7,9 in NV 0x01500010" */
+static void totp_what(uint32_t mask, uint32_t index, char *buf, size_t n)
+{
+	size_t k = (size_t)snprintf(buf, n, "sha256 PCRs");
+	int first = 1;
+
+	for (unsigned i = 0; i < LB_TPM2_NUM_PCRS && k < n; i++)
+		if (mask & (1u << i)) {
+			k += (size_t)snprintf(buf + k, n - k, "%s%u", first ? " " : ",", i);
+			first = 0;
+		}
+	if (k < n)
+		snprintf(buf + k, n - k, " in NV 0x%08x", index);
+}
+
+/*
+ * The menu's 't' (src/console/menu.h): reseal the owner's TOTP to the PCRs
+ * as they are at the menu, after a firmware update. A new secret (the old
+ * one no longer unseals once the PCRs changed), sealed to the PCRs the
+ * record names; shown as seal-totp shows it (otpauth:// URI, QR code) with
+ * the code it gives now. Any failure: one line, and what is in NV now.
+ */
+static struct menu_reseal {
+	uint32_t index;
+	char what[128];
+} mr;
+
+static int menu_reseal_run(void *arg, char *text, size_t cap)
+{
+	static struct lb_qr q;
+	static char qr[16 * 1024];
+	struct menu_reseal *c = arg;
+	uint8_t secret[LB_TOTPSEAL_SECRET];
+	uint32_t mask = 0;
+	char uri[512], line[160], why[160], rcs[96];
+	long qn;
+	int rc;
+
+	if (!tpm_on || tpm.n_ev) {
+		snprintf(text, cap, "lboot: TOTP not resealed: this boot has measured an entry "
+			 "since the menu first showed (the PCRs are not the firmware's alone); "
+			 "restart and reseal at the first menu\n");
+		return -EBUSY;
+	}
+	rc = lb_totpseal_reseal(&tpm.t, c->index, secret, &mask);
+	if (!rc) {
+		rc = lb_totpseal_uri(secret, sizeof(secret), "lboot", "owner", uri, sizeof(uri));
+		memset(secret, 0, sizeof(secret));
+		totp_what(mask, c->index, c->what, sizeof(c->what));
+		if (rc) {
+			snprintf(text, cap, "lboot: TOTP resealed to %s, but the otpauth URI: %s\n",
+				 c->what, strerror(-rc));
+			return rc;
+		}
+		rc = lb_qr_encode((const uint8_t *)uri, strlen(uri), LB_QR_ECC_M, -1, &q);
+		if (rc == -EMSGSIZE)
+			rc = lb_qr_encode((const uint8_t *)uri, strlen(uri), LB_QR_ECC_L, -1, &q);
+		qn = rc ? -1 : lb_qr_text(&q, LB_QR_TEXT_UTF8, LB_QR_QUIET, 0, qr, sizeof(qr));
+		if (qn < 0 || (size_t)qn >= sizeof(qr))
+			snprintf(qr, sizeof(qr), "(no QR code: %s)\n", strerror(rc ? -rc : ENOSPC));
+		memset(&q, 0, sizeof(q));
+		if (lb_totpseal_line(&tpm.t, c->index, (int64_t)time(NULL), line, sizeof(line)))
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), " (just resealed)");
+		snprintf(text, cap, "lboot: TOTP resealed to %s; add the new secret to the "
+			 "authenticator app:\n%s\n%s%s\n", c->what, uri, qr, line);
+		memset(uri, 0, sizeof(uri));
+		memset(qr, 0, sizeof(qr));
+		say(LB_LOG_WARN "lboot: TOTP resealed from the menu to %s\n", c->what);
+		return 0;
+	}
+	if (rc == -ENOTSUP)
+		snprintf(why, sizeof(why), "the TPM has no active sha256 PCR bank");
+	else if (rc == -ENOENT)
+		snprintf(why, sizeof(why), "no TOTP in NV 0x%08x (lboot tpm seal-totp sets one up)", c->index);
+	else if (rc == -EILSEQ)
+		snprintf(why, sizeof(why), "NV 0x%08x holds no TOTP record", c->index);
+	else if (rc > 0)
+		snprintf(why, sizeof(why), "%s: %s", lb_tpm2_cc_name(tpm.t.last_cc) ?
+			 lb_tpm2_cc_name(tpm.t.last_cc) : "?",
+			 lb_tpm2_rc_str((uint32_t)rc, rcs, sizeof(rcs)));
+	else
+		snprintf(why, sizeof(why), "%s", strerror(-rc));
+	/* what is in NV now: the old record (nothing written), or none (a
+	 * record of another size was undefined before its replacement failed) */
+	mask = 0;
+	snprintf(text, cap, "lboot: TOTP not resealed: %s; %s\n", why,
+		 lb_totpseal_info(&tpm.t, c->index, &mask) == -ENOENT ?
+		 "NV holds no TOTP now (lboot tpm seal-totp sets one up)" :
+		 "the old sealed secret is unchanged");
+	say(LB_LOG_ERR "lboot: TOTP reseal failed: %s\n", why);
+	return rc > 0 ? -EIO : rc;
+}
+
+static const struct lb_menu_reseal menu_reseal = {
+	.what = mr.what, .run = menu_reseal_run, .arg = &mr,
+};
+
+/* The owner's TOTP above the menu (docs/measured-boot.md): unsealed against
+ * the PCRs as they are when the menu shows, so only while this boot has
+ * extended nothing yet. No TPM, lboot.totp=off or nothing provisioned: no
+ * line. Returns the menu's 't' when a TOTP record is there to reseal. */
+static const struct lb_menu_reseal *totp_show(const struct lb_boot_opts *o)
+{
+	uint32_t index, mask;
+	char line[160];
+
+	if (!tpm_on || tpm.n_ev || totp_index(o, &index))
+		return NULL;
 	/* shown on the console only, as part of the menu: a code (or its
 	 * failure) is for the owner's eyes, not for the kernel log and the
 	 * boot log the OS reads */
-	if (lb_totpseal_line(&tpm.t, index, (int64_t)time(NULL), line, sizeof(line)) != -ENOENT) {
-		fflush(outf());
-		printf("%s\n", line);
-		fflush(stdout);
-	}
+	if (lb_totpseal_line(&tpm.t, index, (int64_t)time(NULL), line, sizeof(line)) == -ENOENT)
+		return NULL;
+	fflush(outf());
+	printf("%s\n", line);
+	fflush(stdout);
+	if (lb_totpseal_info(&tpm.t, index, &mask))
+		return NULL;
+	mr.index = index;
+	totp_what(mask, index, mr.what, sizeof(mr.what));
+	return &menu_reseal;
 }
 
 /* the kexec check: verify (policy), then measure what will boot */
@@ -1465,7 +1580,7 @@ static enum round_end menu_round(const struct lb_boot_opts *o, struct lb_menu *m
 		m->update = vb.pol.n_update_keys ? &menu_upd : NULL;
 		m->refused = vb.refused;
 		m->n_refused = vb.n_refused;
-		totp_show(o);
+		m->reseal = totp_show(o);
 		if ((r = lb_menu_run(m, l, set, timeout, &res))) {
 			say(LB_LOG_ERR "lboot: menu: %s\n", strerror(-r));
 			sleep(1);

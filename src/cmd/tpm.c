@@ -25,6 +25,11 @@ LB_APPLET(tpm, LB_HOST|LB_TARGET,
 "                           NV index NV (default 0x01500010, replaced when\n"
 "                           there); prints the otpauth:// URI and its QR code\n"
 "                           (--ascii: # characters; --pbm: also as an image)\n"
+"  reseal-totp [--index NV] [--issuer S] [--label S] [--ascii] [--pbm FILE]\n"
+"                           after a firmware update: a new secret sealed to\n"
+"                           the current values of the PCRs the record in NV\n"
+"                           names (trusts the firmware running now; nothing\n"
+"                           in NV changes unless the new object was made)\n"
 "  totp [--index NV]        unseal it and print the line the menu shows:\n"
 "                           \"TOTP 123456 (valid 17 s)\" (exit 1: unseal failed)\n"
 "  lock-platform            set a random platform hierarchy auth (then the\n"
@@ -40,7 +45,8 @@ LB_APPLET(tpm, LB_HOST|LB_TARGET,
 "                           separator (docs/measured-boot.md). --log-out: the\n"
 "                           events as a TCG2 log, after the log --log-base;\n"
 "                           --acpi: into the ACPI TPM2 log area (/dev/mem)\n"
-"--json: info, pcrread, eventlog, getrandom, measure, seal-totp and totp print\n"
+"--json: info, pcrread, eventlog, getrandom, measure, seal-totp, reseal-totp and\n"
+"totp print\n"
 "JSON. Exit 0 ok, 1 on failure (TPM response codes named), 2 on bad usage.\n")
 #include <errno.h>
 #include <fcntl.h>
@@ -841,7 +847,8 @@ static int show_qr(const char *text, int ascii, int json, const char *pbm)
 	return 0;
 }
 
-static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **argv)
+static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int reseal, int argc,
+			 char **argv)
 {
 	uint32_t mask = LB_TOTPSEAL_PCRS_DEFAULT, index = LB_TOTPSEAL_NV_DEFAULT;
 	const char *issuer = "lboot", *label = "owner", *pbm = NULL;
@@ -852,7 +859,7 @@ static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(a, "--pcrs") && v) {
+		if (!strcmp(a, "--pcrs") && v && !reseal) {
 			if (parse_pcrs(v, &mask)) {
 				lb_err("bad PCR list: %s", v);
 				return 2;
@@ -873,7 +880,7 @@ static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **
 		} else if (!strcmp(a, "--ascii")) {
 			ascii = 1;
 		} else {
-			lb_err("seal-totp: bad argument: %s", a);
+			lb_err("%s: bad argument: %s", reseal ? "reseal-totp" : "seal-totp", a);
 			return lb_usage("tpm"), 2;
 		}
 	}
@@ -883,9 +890,35 @@ static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **
 	}
 	if (tpm_open(tp, o))
 		return 1;
-	rc = lb_totpseal_seal(&tp->t, index, mask, secret);
+	rc = reseal ? lb_totpseal_reseal(&tp->t, index, secret, &mask) :
+		      lb_totpseal_seal(&tp->t, index, mask, secret);
 	if (rc == -ENOTSUP) {
-		lb_err("seal TOTP: the TPM has no active sha256 PCR bank");
+		lb_err("%s TOTP: the TPM has no active sha256 PCR bank", reseal ? "reseal" : "seal");
+		return 1;
+	}
+	if (reseal && rc == -ENOENT) {
+		lb_err("reseal TOTP: no TOTP in NV 0x%08x (lboot tpm seal-totp sets one up)", index);
+		return 1;
+	}
+	if (reseal && rc == -EILSEQ) {
+		lb_err("reseal TOTP: NV 0x%08x holds no TOTP record; nothing changed", index);
+		return 1;
+	}
+	if (rc && reseal) {
+		/* one line: what failed, and what NV holds now */
+		const char *cc = lb_tpm2_cc_name(tp->t.last_cc);
+		char buf[96];
+		uint32_t m2;
+
+		if (rc > 0)
+			lb_tpm2_rc_str((uint32_t)rc, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%s", rc == -EBADMSG ?
+				 "malformed response from the TPM" : strerror(-rc));
+		lb_err("reseal TOTP: %s: %s; %s", cc ? cc : "?", buf,
+		       lb_totpseal_info(&tp->t, index, &m2) == -ENOENT ?
+		       "NV holds no TOTP now (lboot tpm seal-totp sets one up)" :
+		       "the old sealed secret is unchanged");
 		return 1;
 	}
 	if (rc)
@@ -897,7 +930,8 @@ static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **
 		return 1;
 	}
 	if (o->json) {
-		printf("{\"index\":\"0x%08x\",\"pcrs\":[", index);
+		printf("{\"index\":\"0x%08x\",%s\"pcrs\":[", index,
+		       reseal ? "\"resealed\":true," : "");
 		for (unsigned i = 0; i < LB_TPM2_NUM_PCRS; i++)
 			if (mask & (1u << i)) {
 				printf("%s%u", first ? "" : ",", i);
@@ -906,7 +940,7 @@ static int cmd_seal_totp(struct tpm *tp, const struct opts *o, int argc, char **
 		printf("],\"uri\":\"%s\"}\n", uri);
 		return pbm ? show_qr(uri, 1, 1, pbm) : 0;
 	}
-	printf("TOTP sealed to sha256 PCRs");
+	printf("TOTP %s to sha256 PCRs", reseal ? "resealed" : "sealed");
 	for (unsigned i = 0; i < LB_TPM2_NUM_PCRS; i++)
 		if (mask & (1u << i)) {
 			printf("%s%u", first ? " " : ",", i);
@@ -1244,11 +1278,12 @@ int tpm_main(int argc, char **argv)
 			o.json = 1;
 		} else if (!strcmp(a, "--replay")) {
 			replay = 1;
-		} else if (!n && (!strcmp(a, "seal-totp") || !strcmp(a, "totp"))) {
+		} else if (!n && (!strcmp(a, "seal-totp") || !strcmp(a, "reseal-totp") ||
+				   !strcmp(a, "totp"))) {
 			if (o.tcp && o.device)
 				return lb_usage("tpm"), 2;
-			ret = (a[0] == 's' ? cmd_seal_totp : cmd_totp)(&tp, &o, argc - i - 1,
-								     argv + i + 1);
+			ret = a[0] == 't' ? cmd_totp(&tp, &o, argc - i - 1, argv + i + 1) :
+			      cmd_seal_totp(&tp, &o, a[0] == 'r', argc - i - 1, argv + i + 1);
 			tpm_close(&tp);
 			return ret;
 		} else if (!n && !strcmp(a, "measure")) {

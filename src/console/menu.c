@@ -363,8 +363,8 @@ static void show(const struct lb_menu *m, const struct lb_entries *l,
 	}
 	if (k)
 		out(m, "  Enter: boot default, N Enter: boot entry N, e: edit command line,\n");
-	out(m, "  %s%sr: rescan, b: reboot, p: power off\n", shell ? "s: shell, " : "",
-	    m->update ? "u: update firmware, " : "");
+	out(m, "  %s%s%sr: rescan, b: reboot, p: power off\n", shell ? "s: shell, " : "",
+	    m->update ? "u: update firmware, " : "", m->reseal ? "t: reseal TOTP, " : "");
 }
 
 static int have_shell(const struct lb_menu *m)
@@ -519,6 +519,45 @@ out:
 	free(names);
 	free(line);
 	return r;
+}
+
+/*
+ * 't': say what resealing the TOTP trusts, reseal only after 'y'.
+ * 0: back to the prompt, or -EPIPE / -ETIMEDOUT from reading the answer.
+ */
+static int reseal_dialog(const struct lb_menu *m, struct reader *rd)
+{
+	const struct lb_menu_reseal *t = m->reseal;
+	char ans[16], *text;
+	size_t n;
+	int r;
+
+	out(m, "\nlboot: reseal the TOTP to the measurements of this boot (%s)\n",
+	    t->what ? t->what : "?");
+	out(m, "lboot: this trusts the firmware running now: reseal only after an update you made "
+	       "yourself; a new secret replaces the old one and the authenticator app needs the "
+	       "new QR code\n");
+	out(m, "reseal the TOTP? (y/N)> ");
+	if ((r = read_line(m, rd, ans, sizeof(ans), -1))) {
+		if (r != -ECANCELED)
+			return r;
+		ans[0] = 0;    /* ^C: no */
+	}
+	if (strcmp(ans, "y") && strcmp(ans, "Y") && strcmp(ans, "yes")) {
+		out(m, "lboot: TOTP not resealed (the sealed secret is unchanged)\n");
+		return 0;
+	}
+	if (!(text = malloc(LB_MENU_RESEAL_TEXT)))
+		return -ENOMEM;
+	text[0] = 0;
+	r = t->run(t->arg, text, LB_MENU_RESEAL_TEXT);
+	text[LB_MENU_RESEAL_TEXT - 1] = 0;
+	n = strlen(text);
+	out(m, "%s%s", text, n && text[n - 1] == '\n' ? "" : "\n");
+	explicit_bzero(text, LB_MENU_RESEAL_TEXT);   /* it held the new secret */
+	free(text);
+	(void)r;
+	return 0;
 }
 
 int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
@@ -732,6 +771,29 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 				goto done;
 			}
 			r = 0;    /* ^C, -ENOMEM: back to the menu */
+			show(m, l, set, vis, k, shell);
+			out(m, "lboot> ");
+			continue;
+		case 't':
+			if (!m->reseal)
+				continue;
+			out(m, "t");
+			r = reseal_dialog(m, &rd);
+			last = now_ms();
+			if (r == -ETIMEDOUT) {
+				out(m, "\nlboot: no input for %d s (lboot.idle)\n", m->idle);
+				res->action = LB_MENU_AUTO;
+				res->index = d >= 0 ? (size_t)d : 0;
+				res->idle = 1;
+				r = 0;
+				goto done;
+			}
+			if (r == -EPIPE) {
+				res->action = LB_MENU_EOF;
+				r = 0;
+				goto done;
+			}
+			r = 0;    /* -ENOMEM: back to the menu */
 			show(m, l, set, vis, k, shell);
 			out(m, "lboot> ");
 			continue;

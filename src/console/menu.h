@@ -45,6 +45,19 @@ struct lb_menu_update {
 	const char *looked;   /* where find looks, said when it finds nothing */
 };
 
+/* 't': reseal the owner's TOTP to this boot's measurements after a
+ * firmware update (docs/measured-boot.md). The menu says what resealing
+ * trusts and asks y/N; only after y it calls run, which seals a new
+ * secret and puts what the owner needs (the otpauth:// URI, its QR code,
+ * the new code) in text, lines ending in '\n'; on failure one line
+ * (negative errno). */
+#define LB_MENU_RESEAL_TEXT (24 * 1024)
+struct lb_menu_reseal {
+	const char *what;   /* "sha256 PCRs 0,2,4,7,9 in NV 0x01500010" */
+	int (*run)(void *arg, char *text, size_t cap);
+	void *arg;
+};
+
 struct lb_menu {
 	int in, out;            /* console fds (0, 1) */
 	/* n_ins > 0: read keys from each of these instead of `in` (every
@@ -65,6 +78,8 @@ struct lb_menu {
 	int first_wait, idle;
 	/* NULL: no 'u' key */
 	const struct lb_menu_update *update;
+	/* NULL: no 't' key */
+	const struct lb_menu_reseal *reseal;
 };
 
 /*
@@ -80,7 +95,7 @@ struct lb_menu {
  * default (or the typed number) and type its number in, for Enter / 'e'; 'e' (optionally
  * after digits) edits that entry's command line for one boot; 's' runs a
  * shell and returns to the menu; 'u' updates the firmware from a file
- * (m->update, above); 'r' rescan; 'b' reboot; 'p' power off.
+ * (m->update, above); 't' reseals the TOTP (m->reseal); 'r' rescan; 'b' reboot; 'p' power off.
  * The terminal is put in raw mode while reading, restored before a shell
  * and on return. Returns 0 or negative errno.
  */

@@ -69,11 +69,33 @@ static int pcr_session(struct lb_tpm2 *t, uint8_t type, uint32_t mask, uint32_t 
 	return rc;
 }
 
+/* The record in NV: written over the old one in one NV_Write when the
+ * index is ours and of the record's size (a TOTP sealed on this TPM always
+ * is: the same secret size, policy and storage key), so there is no moment
+ * without a record; else the index is undefined and defined again. */
+static int nv_replace(struct lb_tpm2 *t, uint32_t index, const uint8_t *buf, size_t len)
+{
+	struct lb_tpm2_nvpub pub;
+	int rc = RETRY(lb_tpm2_nv_read_public(t, index, &pub));
+
+	if (!rc && pub.size == len && (pub.attrs & ~LB_TPM2_NV_WRITTEN) == NV_ATTRS)
+		return lb_tpm2_nv_write(t, LB_TPM2_RH_OWNER, NULL, index, 0, buf, len);
+	if (!rc)
+		rc = lb_tpm2_nv_undefine(t, LB_TPM2_RH_OWNER, NULL, index);
+	else if (rc_is(rc, 0x0b)) /* TPM_RC_HANDLE: not defined */
+		rc = 0;
+	if (rc)
+		return rc;
+	rc = lb_tpm2_nv_define(t, LB_TPM2_RH_OWNER, NULL, index, NV_ATTRS, (uint16_t)len, NULL, 0);
+	if (!rc)
+		rc = lb_tpm2_nv_write(t, LB_TPM2_RH_OWNER, NULL, index, 0, buf, len);
+	return rc;
+}
+
 int lb_totpseal_seal(struct lb_tpm2 *t, uint32_t index, uint32_t mask, uint8_t *secret)
 {
 	static struct lb_totprec rec;
 	static uint8_t buf[LB_TOTPREC_MAX];
-	struct lb_tpm2_nvpub pub;
 	uint8_t policy[LB_TPM2_MAX_DIGEST];
 	uint32_t srk = 0, session = 0;
 	size_t plen, len;
@@ -83,7 +105,9 @@ int lb_totpseal_seal(struct lb_tpm2 *t, uint32_t index, uint32_t mask, uint8_t *
 		return rc;
 	if ((rc = sha256_active(t)))
 		return rc;
-	if ((rc = lb_tpm2_get_random(t, secret, LB_TOTPSEAL_SECRET)))
+	rc = lb_tpm2_get_random(t, secret, LB_TOTPSEAL_SECRET);
+	memset(t->rsp, 0, sizeof(t->rsp)); /* the secret was in the reply */
+	if (rc)
 		return rc;
 	memset(&rec, 0, sizeof(rec));
 	rec.alg = LB_TPM2_ALG_SHA256;
@@ -113,31 +137,20 @@ int lb_totpseal_seal(struct lb_tpm2 *t, uint32_t index, uint32_t mask, uint8_t *
 		rc = -EMSGSIZE;
 		goto out;
 	}
-	/* replace what is there (re-seal after an update) */
-	rc = lb_tpm2_nv_read_public(t, index, &pub);
-	if (!rc)
-		rc = lb_tpm2_nv_undefine(t, LB_TPM2_RH_OWNER, NULL, index);
-	else if (rc_is(rc, 0x0b)) /* TPM_RC_HANDLE: not defined */
-		rc = 0;
-	if (rc)
-		goto out;
-	rc = lb_tpm2_nv_define(t, LB_TPM2_RH_OWNER, NULL, index, NV_ATTRS, (uint16_t)len, NULL, 0);
-	if (!rc)
-		rc = lb_tpm2_nv_write(t, LB_TPM2_RH_OWNER, NULL, index, 0, buf, len);
+	/* nothing in NV changed before this point: replace what is there
+	 * (re-seal after an update) */
+	rc = nv_replace(t, index, buf, len);
 out:
 	if (rc)
 		memset(secret, 0, LB_TOTPSEAL_SECRET);
 	return rc;
 }
 
-int lb_totpseal_unseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret,
-		       size_t cap, size_t *len, struct lb_totprec *out)
+/* the record in NV index `index`: -ENOENT none, -EILSEQ not a record */
+static int read_rec(struct lb_tpm2 *t, uint32_t index, struct lb_totprec *rec)
 {
-	static struct lb_totprec rec;
 	static uint8_t buf[LB_TOTPREC_NV_MAX];
 	struct lb_tpm2_nvpub pub;
-	struct lb_tpm2_auth auth;
-	uint32_t srk = 0, item = 0, session = 0, cc;
 	int rc;
 
 	if ((index >> 24) != 0x01)
@@ -152,8 +165,46 @@ int lb_totpseal_unseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret,
 		return -EILSEQ;
 	if ((rc = RETRY(lb_tpm2_nv_read(t, index, NULL, index, 0, buf, pub.size))))
 		return rc;
-	if (lb_totprec_parse(buf, pub.size, &rec) || rec.alg != LB_TPM2_ALG_SHA256)
+	if (lb_totprec_parse(buf, pub.size, rec) || rec->alg != LB_TPM2_ALG_SHA256)
 		return -EILSEQ;
+	return 0;
+}
+
+int lb_totpseal_reseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret, uint32_t *mask)
+{
+	static struct lb_totprec rec;
+	int rc = read_rec(t, index, &rec);
+
+	if (rc)
+		return rc;
+	if (check_args(index, rec.mask))
+		return -EILSEQ;
+	*mask = rec.mask;
+	return lb_totpseal_seal(t, index, rec.mask, secret);
+}
+
+int lb_totpseal_info(struct lb_tpm2 *t, uint32_t index, uint32_t *mask)
+{
+	static struct lb_totprec rec;
+	int rc = read_rec(t, index, &rec);
+
+	if (!rc && check_args(index, rec.mask))
+		rc = -EILSEQ;
+	if (!rc)
+		*mask = rec.mask;
+	return rc;
+}
+
+int lb_totpseal_unseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret,
+		       size_t cap, size_t *len, struct lb_totprec *out)
+{
+	static struct lb_totprec rec;
+	struct lb_tpm2_auth auth;
+	uint32_t srk = 0, item = 0, session = 0, cc;
+	int rc;
+
+	if ((rc = read_rec(t, index, &rec)))
+		return rc;
 	if ((rc = RETRY(lb_tpm2_create_primary(t, LB_TPM2_RH_OWNER, NULL, &srk))))
 		return rc;
 	rc = lb_tpm2_load(t, srk, NULL, &rec.priv, &rec.pub, &item);

@@ -23,13 +23,30 @@
 
 /*
  * A new secret (GetRandom) sealed to the current values of the PCRs in mask
- * (sha256 bank), written to NV index `index` (an index already there is
- * undefined first: re-sealing after an update replaces the record).
+ * (sha256 bank), written to NV index `index`. Nothing in NV changes until
+ * the new sealed object exists; then a record already there is replaced:
+ * written over in one NV_Write when the index has lboot's attributes and
+ * the record's size (always so for a record sealed on this TPM), else
+ * undefined and defined again.
  * secret: LB_TOTPSEAL_SECRET bytes out, for the otpauth:// URI.
  * -ENOTSUP: no active sha256 bank; -EINVAL: bad index or mask.
  */
 int lb_totpseal_seal(struct lb_tpm2 *t, uint32_t index, uint32_t mask,
 		     uint8_t *secret);
+
+/*
+ * Reseal after a firmware update (HEADS' "generate new TOTP secret"): the
+ * old secret cannot be unsealed once the PCRs changed, so a new one is
+ * sealed as lb_totpseal_seal does, to the PCRs the record in `index`
+ * names (*mask: those PCRs). -ENOENT: no record there (nothing to reseal);
+ * -EILSEQ: the index holds no well-formed record (left as it is).
+ */
+int lb_totpseal_reseal(struct lb_tpm2 *t, uint32_t index, uint8_t *secret,
+		       uint32_t *mask);
+
+/* 0: NV index `index` holds a TOTP record, sealed to the PCRs *mask;
+ * -ENOENT: no such index; -EILSEQ: not a record; > 0: a TPM_RC. */
+int lb_totpseal_info(struct lb_tpm2 *t, uint32_t index, uint32_t *mask);
 
 /*
  * Read the record from NV index `index` and unseal the secret (into

@@ -32,7 +32,7 @@ for try in 1 2 3 4 5; do
 	swtpm socket --tpm2 --tpmstate dir="$T/state" \
 		--server type=tcp,port=$port,bindaddr=127.0.0.1 \
 		--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
-		--flags not-need-init,startup-clear >"$T/swtpm.log" 2>&1 &
+		--flags not-need-init,startup-clear --log file="$T/io.log",level=20 >"$T/swtpm.log" 2>&1 &
 	spid=$!
 	up=
 	for _ in $(seq 50); do
@@ -49,6 +49,23 @@ done
 export TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=$port
 lt() { "$L" tpm --tcp 127.0.0.1:$port "$@"; }
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
+# the command codes the TPM received since mark_io (swtpm's level-20 log:
+# each command's first bytes after "SWTPM_IO_Read"), as NAME lines
+mark_io() { IO_MARK=$(wc -l <"$T/io.log"); }
+cmds_since() {
+	tail -n +$((IO_MARK + 1)) "$T/io.log" | python3 -c '
+import sys
+names = {0x122: "NV_UndefineSpace", 0x12A: "NV_DefineSpace", 0x137: "NV_Write",
+         0x153: "Create", 0x131: "CreatePrimary", 0x17B: "GetRandom"}
+lines = sys.stdin.read().splitlines()
+for i, l in enumerate(lines):
+    if "SWTPM_IO_Read" in l and i + 1 < len(lines):
+        b = bytes.fromhex("".join(lines[i + 1].split()))
+        if len(b) >= 10:
+            cc = int.from_bytes(b[6:10], "big")
+            print(names.get(cc, hex(cc)))
+'
+}
 secret_of() { sed -n 's/.*[?&]secret=\([A-Z2-7]*\)&.*/\1/p' <<<"$1"; }
 
 # ---- no TOTP yet ------------------------------------------------------------------
@@ -138,12 +155,71 @@ res "--pcrs 16,23: PCR 23 extended: unseal fails" $?
 lt seal-totp --pcrs 16 --index 0x01500011 >/dev/null 2>&1 && lt totp --index 0x01500011 >"$T/out" 2>&1
 res "--index 0x01500011: seal and unseal there" $?
 
+# ---- reseal-totp: after an update, a new secret to the same PCRs ---------------------------
+# (NV 0x01500010 is sealed to PCRs 16,23 and PCR 23 was extended above)
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/rec-r0.bin" 2>/dev/null
+lt reseal-totp --pcrs 0 >"$T/out" 2>&1; [ $? = 2 ]
+res "reseal-totp --pcrs: usage error (it keeps the record's PCRs)" $?
+lt reseal-totp --index 0x01500012 >"$T/out" 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/out")" = 1 ] && grep -q 'no TOTP in NV 0x01500012' "$T/out"
+res "reseal-totp where there is no TOTP: exit 1, one line" $?
+# a TPM error (owner auth set, so CreatePrimary fails): one line, the record unchanged
+tpm2_changeauth -c o ownerpw >/dev/null 2>&1
+mark_io
+lt reseal-totp >"$T/out" 2>&1; rc=$?
+cmds_since >"$T/cmds-fail"
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/rec-r1.bin" 2>/dev/null
+tpm2_changeauth -c o -p ownerpw >/dev/null 2>&1
+[ $rc = 1 ] && [ "$(wc -l <"$T/out")" = 1 ] && grep -q 'reseal TOTP: CreatePrimary: TPM_RC_.*; the old sealed secret is unchanged$' "$T/out" &&
+	cmp -s "$T/rec-r0.bin" "$T/rec-r1.bin"
+res "reseal-totp with a TPM error: exit 1, one line naming it, the NV record byte-identical" $?
+grep -q CreatePrimary "$T/cmds-fail" && ! grep -Eq '^NV_(Write|UndefineSpace|DefineSpace)$' "$T/cmds-fail"
+res "reseal-totp with a TPM error: no NV command sent after it (swtpm's log: $(tr '\n' ' ' <"$T/cmds-fail" | head -c 200))" $?
+lt totp >"$T/out" 2>&1; [ $? = 1 ] && grep -q 'measurements changed' "$T/out"
+res "reseal-totp failed: the old record still says 'measurements changed'" $?
+mark_io
+lt --json reseal-totp >"$T/reseal.json" 2>"$T/out"
+res "reseal-totp after PCR 23 changed" $?
+cmds_since >"$T/cmds-ok"
+[ "$(grep -c '^NV_Write$' "$T/cmds-ok")" = 1 ] && ! grep -Eq '^NV_(UndefineSpace|DefineSpace)$' "$T/cmds-ok" &&
+	[ "$(grep -n '^Create$' "$T/cmds-ok" | cut -d: -f1)" -lt "$(grep -n '^NV_Write$' "$T/cmds-ok" | cut -d: -f1)" ]
+res "reseal-totp: Create first, then one NV_Write over the record, no undefine (swtpm's log)" $?
+S3=$(secret_of "$(json "$T/reseal.json" uri 2>/dev/null)")
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["resealed"] is True and d["pcrs"] == [16, 23] and d["index"] == "0x01500010", d' "$T/reseal.json" >"$T/out" 2>&1
+res "reseal-totp --json: resealed, the record's PCRs 16,23 kept, NV 0x01500010" $?
+lt --json totp >"$T/totp.json" 2>"$T/out"
+code=$(json "$T/totp.json" line | sed -n 's/^TOTP \([0-9]\{6\}\).*/\1/p')
+t=$(json "$T/totp.json" time)
+[ ${#S3} = 32 ] && [ "$S3" != "$S2" ] && [ "$code" = "$(oathtool --totp -b "$S3" -N "@$t")" ]
+res "resealed: a new secret, and the code is oathtool's for it" $?
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/rec-r2.bin" 2>/dev/null
+[ "$(stat -c %s "$T/rec-r2.bin")" = "$(stat -c %s "$T/rec-r0.bin")" ] && ! cmp -s "$T/rec-r0.bin" "$T/rec-r2.bin" &&
+	[ "$(tpm2_getcap handles-nv-index 2>/dev/null | grep -ci '0x0*1500010')" = 1 ]
+res "resealed: a new record of the same size in the one NV index" $?
+lt reseal-totp --ascii >"$T/out" 2>&1 && grep -q '^TOTP resealed to sha256 PCRs 16,23 in NV 0x01500010' "$T/out" &&
+	grep -Eq '^ *(##)+ *$' "$T/out"
+res "reseal-totp: the line and the QR code" $?
+# an index of the record's size but other attributes (no NO_DA): undefined
+# and defined again with lboot's
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/rec-r3.bin" 2>/dev/null
+tpm2_nvdefine 0x01500013 -C o -s "$(stat -c %s "$T/rec-r3.bin")" -a 'ownerwrite|ownerread|authread' >/dev/null 2>&1 &&
+	tpm2_nvwrite 0x01500013 -C o -i "$T/rec-r3.bin" >/dev/null 2>&1
+mark_io
+lt reseal-totp --index 0x01500013 >"$T/out" 2>&1 && cmds_since >"$T/cmds-def" &&
+	grep -q '^NV_UndefineSpace$' "$T/cmds-def" && grep -q '^NV_DefineSpace$' "$T/cmds-def" &&
+	tpm2_nvreadpublic 0x01500013 2>/dev/null | grep -q no_da && lt totp --index 0x01500013 >>"$T/out" 2>&1
+res "reseal-totp over an index with other attributes: undefined, defined with lboot's, unseals" $?
+
 # ---- a bad record ---------------------------------------------------------------------
 tpm2_nvundefine 0x01500010 >/dev/null 2>&1
 tpm2_nvdefine 0x01500010 -C o -s 32 -a 'ownerwrite|ownerread|authread' >/dev/null 2>&1 &&
 	head -c 32 /dev/urandom >"$T/junk" && tpm2_nvwrite 0x01500010 -C o -i "$T/junk" >/dev/null 2>&1
 lt totp >"$T/out" 2>&1; [ $? = 1 ] && grep -q 'NV 0x01500010 holds no TOTP record' "$T/out"
 res "an NV index with garbage: 'holds no TOTP record'" $?
+lt reseal-totp >"$T/out" 2>&1; rc=$?
+tpm2_nvread 0x01500010 -C 0x01500010 -o "$T/junk2" 2>/dev/null
+[ $rc = 1 ] && grep -q 'NV 0x01500010 holds no TOTP record; nothing changed' "$T/out" && cmp -s "$T/junk" "$T/junk2"
+res "reseal-totp over garbage: refused, the index unchanged" $?
 # the record of one TPM on another TPM: the blobs do not load (another owner seed)
 cp "$T/rec.bin" "$T/rec-old.bin"
 lt seal-totp >/dev/null 2>&1

@@ -178,6 +178,25 @@ struct upd_fake {
 	size_t check_i, write_i;
 };
 
+struct reseal_fake {
+	int rc, runs;
+};
+
+static int reseal_run(void *arg, char *text, size_t cap)
+{
+	struct reseal_fake *f = arg;
+
+	f->runs++;
+	if (f->rc)
+		snprintf(text, cap, "lboot: TOTP not resealed: NV_Write: TPM_RC_NV_LOCKED; "
+			 "the old sealed secret is unchanged");
+	else
+		snprintf(text, cap, "lboot: TOTP resealed to sha256 PCRs 0,2 in NV 0x01500010; "
+			 "add the new secret to the authenticator app:\notpauth://totp/x\n"
+			 "TOTP 123456 (valid 17 s)\n");
+	return f->rc;
+}
+
 static size_t upd_find(void *arg, char (*names)[LB_MENU_UPD_NAME], size_t max)
 {
 	struct upd_fake *f = arg;
@@ -890,6 +909,97 @@ int main(void)
 			ssize_t n = read(outp[0], shown, sizeof(shown) - 1);
 			shown[n > 0 ? n : 0] = 0;
 			CHECK(strstr(shown, "update") == NULL);
+			close(in[0]); close(in[1]); close(outp[0]); close(outp[1]);
+		}
+		lb_entries_free(&l);
+	}
+
+	TEST("menu: 't' reseals the TOTP only after y") {
+		static const struct {
+			const char *keys;
+			int rc;
+			enum lb_menu_action action;
+			int runs;
+			const char *shown;
+		} cases[] = {
+			/* n, Enter, ^C, anything but y: nothing resealed */
+			{ "tn\rp", 0, LB_MENU_POWEROFF, 0,
+			  "lboot: TOTP not resealed (the sealed secret is unchanged)\n" },
+			{ "t\rp", 0, LB_MENU_POWEROFF, 0, "(the sealed secret is unchanged)\n" },
+			{ "t\x03p", 0, LB_MENU_POWEROFF, 0, "^C\nlboot: TOTP not resealed" },
+			{ "tyes please\rp", 0, LB_MENU_POWEROFF, 0, "lboot: TOTP not resealed" },
+			/* y: resealed, what the callback shows, back to the menu */
+			{ "ty\rp", 0, LB_MENU_POWEROFF, 1,
+			  "add the new secret to the authenticator app:\notpauth://totp/x\n"
+			  "TOTP 123456 (valid 17 s)\n" },
+			{ "tY\rp", 0, LB_MENU_POWEROFF, 1, "lboot: TOTP resealed to sha256 PCRs 0,2" },
+			/* a TPM failure: its one line, then the menu again */
+			{ "ty\rp", -EIO, LB_MENU_POWEROFF, 1,
+			  "TPM_RC_NV_LOCKED; the old sealed secret is unchanged\n" },
+			/* the input closes while it asks */
+			{ "t", 0, LB_MENU_EOF, 0, "reseal the TOTP? (y/N)> " },
+		};
+		struct reseal_fake fk;
+		struct lb_menu_reseal mr = { .what = "sha256 PCRs 0,2 in NV 0x01500010",
+					     .run = reseal_run, .arg = &fk };
+		struct lb_entries l = LB_ENTRIES_INIT;
+		struct lb_entry *e = lb_entries_add(&l);
+
+		if (e) {
+			lb_setstr(&e->title, "one");
+			lb_setstr(&e->kernel, "/k");
+			lb_setstr(&e->fs, "1234-ABCD");
+		}
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			int in[2], outp[2];
+			struct lb_menu_result res;
+			char shown[16384];
+			ssize_t n;
+
+			if (pipe(in) || pipe(outp)) {
+				CHECK(0);
+				break;
+			}
+			memset(&fk, 0, sizeof(fk));
+			fk.rc = cases[i].rc;
+			struct lb_menu m = { .in = in[0], .out = outp[1], .reseal = &mr };
+			if (write(in[1], cases[i].keys, strlen(cases[i].keys)) < 0)
+				CHECK(0);
+			close(in[1]);
+			fcntl(outp[0], F_SETFL, O_NONBLOCK);
+			fcntl(outp[1], F_SETPIPE_SZ, 1 << 20);
+			CHECK_INT(lb_menu_run(&m, &l, &set, -1, &res), 0);
+			CHECK_INT(res.action, cases[i].action);
+			CHECK_INT(fk.runs, cases[i].runs);
+			n = read(outp[0], shown, sizeof(shown) - 1);
+			shown[n > 0 ? n : 0] = 0;
+			CHECK(strstr(shown, "t: reseal TOTP, ") != NULL);
+			/* it says what resealing trusts before it asks */
+			CHECK(strstr(shown, "lboot: reseal the TOTP to the measurements of this boot "
+					    "(sha256 PCRs 0,2 in NV 0x01500010)\n") != NULL);
+			CHECK(strstr(shown, "this trusts the firmware running now") != NULL);
+			CHECK(strstr(shown, cases[i].shown) != NULL);
+			if (!strstr(shown, cases[i].shown))
+				printf("# case %zu shown:\n%s\n", i, shown);
+			close(in[0]);
+			close(outp[0]);
+			close(outp[1]);
+		}
+		/* without m.reseal: no 't' in the help, the key does nothing */
+		int in[2], outp[2];
+		struct lb_menu_result res;
+		char shown[4096];
+		if (!pipe(in) && !pipe(outp)) {
+			struct lb_menu m = { .in = in[0], .out = outp[1] };
+			if (write(in[1], "typ", 3) < 0)
+				CHECK(0);
+			memset(&fk, 0, sizeof(fk));
+			CHECK_INT(lb_menu_run(&m, &l, &set, -1, &res), 0);
+			CHECK_INT(res.action, LB_MENU_POWEROFF);
+			CHECK_INT(fk.runs, 0);
+			ssize_t n = read(outp[0], shown, sizeof(shown) - 1);
+			shown[n > 0 ? n : 0] = 0;
+			CHECK(strstr(shown, "TOTP") == NULL);
 			close(in[0]); close(in[1]); close(outp[0]); close(outp[1]);
 		}
 		lb_entries_free(&l);
