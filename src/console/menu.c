@@ -457,6 +457,25 @@ static int edit(const struct lb_menu *m, struct reader *rd,
  * 'y'. 1: written (restart), 0: back to the prompt, or -EPIPE / -ETIMEDOUT
  * from reading the answer.
  */
+/* After a dialog (u, t): nobody typed for lboot.idle (the default entry
+ * boots) or the console closed: 1 and res says so; else 0 (back to the
+ * menu). d is the default entry. */
+static int dialog_ended(const struct lb_menu *m, int r, long d, struct lb_menu_result *res)
+{
+	if (r == -ETIMEDOUT) {
+		out(m, "\nlboot: no input for %d s (lboot.idle)\n", m->idle);
+		res->action = LB_MENU_AUTO;
+		res->index = d >= 0 ? (size_t)d : 0;
+		res->idle = 1;
+		return 1;
+	}
+	if (r == -EPIPE) {
+		res->action = LB_MENU_EOF;
+		return 1;
+	}
+	return 0;
+}
+
 static int update_dialog(const struct lb_menu *m, struct reader *rd)
 {
 	const struct lb_menu_update *u = m->update;
@@ -757,16 +776,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 				res->action = LB_MENU_REBOOT;
 				goto done;
 			}
-			if (r == -ETIMEDOUT) {
-				out(m, "\nlboot: no input for %d s (lboot.idle)\n", m->idle);
-				res->action = LB_MENU_AUTO;
-				res->index = d >= 0 ? (size_t)d : 0;
-				res->idle = 1;
-				r = 0;
-				goto done;
-			}
-			if (r == -EPIPE) {
-				res->action = LB_MENU_EOF;
+			if (dialog_ended(m, r, d, res)) {
 				r = 0;
 				goto done;
 			}
@@ -780,16 +790,7 @@ int lb_menu_run(const struct lb_menu *m, const struct lb_entries *l,
 			out(m, "t");
 			r = reseal_dialog(m, &rd);
 			last = now_ms();
-			if (r == -ETIMEDOUT) {
-				out(m, "\nlboot: no input for %d s (lboot.idle)\n", m->idle);
-				res->action = LB_MENU_AUTO;
-				res->index = d >= 0 ? (size_t)d : 0;
-				res->idle = 1;
-				r = 0;
-				goto done;
-			}
-			if (r == -EPIPE) {
-				res->action = LB_MENU_EOF;
+			if (dialog_ended(m, r, d, res)) {
 				r = 0;
 				goto done;
 			}
