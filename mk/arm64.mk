@@ -82,9 +82,10 @@ build/arm64/lbootdxe.efi: build/arm64/dxe/lbootdxe.elf out/lboot mk/arm64.mk
 # rom/keep-aavmf.txt, lbootdxe for AArch64 instead of BdsDxe, and in pflash
 # unit 0 after AAVMF's 2 MiB a payload volume with the firmware kernel and
 # an initramfs whose /init is build/arm64/lboot-target. Unit 1:
-# out/lboot-arm64-vars.fd (AAVMF_VARS.fd). The firmware kernel is Debian's
-# own arm64 Image for now (scripts/arm64-kernel.sh: apt-get download through
-# a private apt state, cached), until lboot has an arm64 config (issue 27).
+# out/lboot-arm64-vars.fd (AAVMF_VARS.fd). The firmware kernel is lboot's
+# own: linux-source-6.1 with kernel/arm64.config, cross-built and cached by
+# kernel/build.sh --arch arm64 (about 7 minutes once). Debian's own arm64
+# kernel (scripts/arm64-kernel.sh) is the target OS of the arm64 scenarios.
 #   cp out/lboot-arm64-vars.fd /tmp/unit1.fd
 #   qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1024 -nographic \
 #     -drive if=pflash,format=raw,unit=0,readonly=on,file=out/lboot-arm64.rom \
@@ -93,9 +94,9 @@ ARM64_ROM_BASE    ?= /usr/share/AAVMF/AAVMF_CODE.fd
 ARM64_ROM_KEEP    ?= rom/keep-aavmf.txt
 ARM64_ROM_CMDLINE ?= console=ttyAMA0,115200 panic=10 quiet
 
-build/arm64/Image: scripts/arm64-kernel.sh scripts/arm64-apt.sh scripts/cache.sh
+build/arm64/Image: kernel/arm64.config kernel/build.sh scripts/cache.sh
 	@mkdir -p $(@D)
-	d=$$(scripts/arm64-kernel.sh) && cp "$$d/Image" $@.tmp && mv $@.tmp $@
+	kernel/build.sh --arch arm64 $@
 build/arm64/initramfs.cpio.xz: build/arm64/lboot-target out/lboot
 	out/lboot mkinitramfs --init build/arm64/lboot-target -o $@
 out/lboot-arm64.rom: out/lboot build/arm64/lbootdxe.efi build/arm64/Image \

@@ -30,9 +30,20 @@ skip() { # NAME REASON: a check that could not run here (never a pass)
 }
 log() { echo "# $E2E_NAME: $*"; }
 
+# E2E_ARM64=1 (tests/e2e/arm64-*.sh wrappers): the same scenario on arm64,
+# through the arm64 LinuxBoot ROM on QEMU virt (names get "@arm64"):
+# qemu_start builds the ROM with the scenario's command line and initramfs,
+# target_os gives Debian's arm64 kernel, $LBOOT_TARGET is the arm64 lboot.
+if [ -n "${E2E_ARM64:-}" ]; then
+	E2E_ARCH=arm64 QEMU=qemu-system-aarch64
+	LBOOT_TARGET=$E2E_ROOT/build/arm64/lboot-target
+else
+	LBOOT_TARGET=$OUT/lboot-target
+fi
+
 e2e_init() { # NAME
-	E2E_NAME=$1${E2E_COREBOOT:+@coreboot}
-	T=$E2E_ROOT/build/e2e/$1${E2E_COREBOOT:+-coreboot}
+	E2E_NAME=$1${E2E_COREBOOT:+@coreboot}${E2E_ARM64:+@arm64}
+	T=$E2E_ROOT/build/e2e/$1${E2E_COREBOOT:+-coreboot}${E2E_ARM64:+-arm64}
 	rm -rf "$T"; mkdir -p "$T"
 	QEMU_PID=
 	trap 'qemu_stop; e2e_dump_on_fail' EXIT
@@ -43,6 +54,22 @@ e2e_init() { # NAME
 	for f in "${need[@]}"; do
 		[ -f "$f" ] || { not_ok "missing $f (run make)"; exit 1; }
 	done
+	[ -n "${E2E_ARM64:-}" ] && arm64_prepare
+	return 0
+}
+
+# the arm64 ROM's parts (E2E_ARM64): lbootdxe, lboot's firmware kernel and
+# the arm64 lboot; the scenario's ROM is made at each qemu_start
+arm64_prepare() {
+	local t
+	for t in qemu-system-aarch64 aarch64-linux-gnu-gcc; do
+		command -v "$t" >/dev/null || { skip "the scenario on arm64" "$t not installed (scripts/deps.sh)"; exit 0; }
+	done
+	[ -f /usr/share/AAVMF/AAVMF_CODE.fd ] ||
+		{ skip "the scenario on arm64" "/usr/share/AAVMF/AAVMF_CODE.fd missing (qemu-efi-aarch64)"; exit 0; }
+	(cd "$E2E_ROOT" && make -s build/arm64/lbootdxe.efi build/arm64/lboot-target build/arm64/Image \
+		build/arm64/initramfs.cpio.xz) >"$T/arm64-build.log" 2>&1 ||
+		{ sed 's/^/# /' "$T/arm64-build.log" | tail -20; not_ok "the arm64 ROM's parts build"; exit 1; }
 }
 
 e2e_dump_on_fail() {
@@ -57,6 +84,7 @@ e2e_dump_on_fail() {
 # powers off. Cached in build/e2e-cache.
 target_os() {
 	mkdir -p "$E2E_CACHE"
+	if [ "${E2E_ARCH:-x86_64}" = arm64 ]; then target_os_arm64; return; fi
 	TARGET_KERNEL=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n1)
 	[ -f "$TARGET_KERNEL" ] || { not_ok "no Debian kernel in /boot (apt-get install linux-image-amd64)"; exit 1; }
 	TARGET_INITRD=$E2E_CACHE/target-initrd.img
@@ -65,6 +93,21 @@ target_os() {
 		musl-gcc -static -Os -s -o "$E2E_CACHE/target-init" "$src" || { not_ok "build target init"; exit 1; }
 		"$OUT/lboot" mkinitramfs --compress gzip -o "$TARGET_INITRD.tmp" --init "$E2E_CACHE/target-init" 2>/dev/null &&
 			mv "$TARGET_INITRD.tmp" "$TARGET_INITRD" || { not_ok "build target initrd"; exit 1; }
+	fi
+}
+
+# on arm64: Debian's arm64 kernel (linux-image-arm64, scripts/arm64-kernel.sh)
+# and the same /init built for aarch64
+target_os_arm64() {
+	local d src=$E2E_ROOT/tests/guest/target-init.c
+	d=$(cd "$E2E_ROOT" && scripts/arm64-kernel.sh) || { not_ok "Debian's arm64 kernel (scripts/arm64-kernel.sh)"; exit 1; }
+	TARGET_KERNEL=$d/Image
+	TARGET_INITRD=$E2E_CACHE/target-initrd-arm64.img
+	if [ ! -f "$TARGET_INITRD" ] || [ "$src" -nt "$TARGET_INITRD" ] || [ "$OUT/lboot" -nt "$TARGET_INITRD" ]; then
+		"$E2E_ROOT/build/arm64/musl-gcc" -static -Os -s -o "$E2E_CACHE/target-init-arm64" "$src" ||
+			{ not_ok "build the arm64 target init"; exit 1; }
+		"$OUT/lboot" mkinitramfs --compress gzip -o "$TARGET_INITRD.tmp" --init "$E2E_CACHE/target-init-arm64" 2>/dev/null &&
+			mv "$TARGET_INITRD.tmp" "$TARGET_INITRD" || { not_ok "build the arm64 target initrd"; exit 1; }
 	fi
 }
 
@@ -197,6 +240,29 @@ qemu_start() {
 	if [ -n "${E2E_FLASH:-}" ]; then
 		# the updatable ROM: one writable 16 MiB flash, used in place
 		base=(-machine q35,max-fw-size=16M -drive "if=pflash,format=raw,unit=0,file=$E2E_FLASH")
+	elif [ -n "${E2E_ARM64:-}" ] && [ -z "${E2E_FIRMWARE:-}" ]; then
+		# the scenario's own arm64 ROM: lboot's arm64 firmware kernel, the
+		# scenario's initramfs (arm64 lboot) and command line
+		# a TPM device on the command line: the ROM keeps AAVMF's TPM
+		# drivers (--tpm), as a measured arm64 ROM would
+		local tpm= a
+		for a; do case $a in tpm-tis,*|tpm-tis-device,*) tpm=--tpm ;; esac; done
+		"$OUT/lboot" mkrom --arch arm64 $tpm --keep "$E2E_ROOT/rom/keep-aavmf.txt" \
+			--dxe "$E2E_ROOT/build/arm64/lbootdxe.efi" --kernel "$E2E_ROOT/build/arm64/Image" \
+			--initrd "${E2E_INITRD:-$E2E_ROOT/build/arm64/initramfs.cpio.xz}" \
+			--cmdline "console=ttyAMA0,115200 panic=-1 ${E2E_APPEND-lboot.timeout=0}" \
+			--vars-out "$T/arm64-vars.fd" -o "$T/arm64.rom" >"$T/arm64-rom.log" 2>&1 ||
+			{ sed 's/^/# /' "$T/arm64-rom.log" | tail -20; not_ok "the arm64 ROM with this payload"; }
+		base=(-machine virt -cpu cortex-a57 -drive "if=pflash,format=raw,unit=0,readonly=on,file=$T/arm64.rom")
+		cp "$T/arm64-vars.fd" "$T/vars.fd"
+		base+=(-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd")
+		# x86 device names the scenarios use, as virt has them
+		local -a args=()
+		for a; do
+			case $a in tpm-tis,*) a=tpm-tis-device,${a#tpm-tis,} ;; esac
+			args+=("$a")
+		done
+		set -- "${args[@]}"
 	elif [ "${E2E_ARCH:-x86_64}" = arm64 ]; then
 		# QEMU virt (QEMU=qemu-system-aarch64) with AAVMF-style firmware:
 		# E2E_FIRMWARE read-only in pflash unit 0, a copy of E2E_VARS in

@@ -52,7 +52,7 @@ net_init() {
 		ip netns exec "$NS" sysctl -qw net.ipv6.conf.tap0.disable_ipv6=0 &&
 		ip -n "$NS" addr add "$v6" dev tap0 nodad || { not_ok "IPv6 address on tap0"; exit 1; }
 	fi
-	printf '#!/bin/sh\nexec ip netns exec %s qemu-system-x86_64 "$@"\n' "$NS" >"$T/qemu-ns"
+	printf '#!/bin/sh\nexec ip netns exec %s %s "$@"\n' "$NS" "${QEMU:-qemu-system-x86_64}" >"$T/qemu-ns"
 	chmod +x "$T/qemu-ns"
 	QEMU=$T/qemu-ns
 	NIC=(-netdev tap,id=n0,ifname=tap0,script=no,downscript=no -device "virtio-net-pci,netdev=n0,mac=$NET_MAC")

@@ -77,7 +77,7 @@ man expired-manifest initrd-g.img 2020-01-01
 man whole initrd-g.img 2099-01-01 -l
 printf 'default replaced-initrd.conf\ntimeout 0\n' >"$R/loader/loader.conf"
 
-"$OUT/lboot" mkinitramfs -o "$T/fw.cpio.xz" --init "$OUT/lboot-target" \
+"$OUT/lboot" mkinitramfs -o "$T/fw.cpio.xz" --init "$LBOOT_TARGET" \
 	--trust "$K/trusted.pub" --trust "$K/revoked.pub" --trust "$K/signify.pub" \
 	--revoke "$K/revoked.pub" 2>"$T/mkinitramfs.log" &&
 	grep -q 'verified boot enforce, 3 trusted keys, 1 revoked' "$T/mkinitramfs.log" &&
