@@ -51,8 +51,9 @@ LB_APPLET(mkrom, LB_HOST,
 "                   (despite 'remove' lines) and Tcg2Dxe, Tcg2PlatformDxe,\n"
 "                   HiiDatabase, so PCRs 0-7 and the event log come from the\n"
 "                   firmware and its LoadImage measures the kernel into PCR 4.\n"
-"                   Costs ~1.5 s of probing when no TPM is attached\n"
-"  --pei FILE       with --tpm: the lbootpei PEIM (default build/pei/lbootpei.efi),\n"
+"                   Costs ~1.5 s of probing when no TPM is attached. arm64\n"
+"                   (AAVMF): Tcg2Dxe and HiiDatabase join the keep list\n"
+"  --pei FILE       x86, with --tpm: the lbootpei PEIM (default build/pei/lbootpei.efi),\n"
 "                   listed first in the PEI apriori file: Tcg2Pei then measures\n"
 "                   the compressed FVMAIN_COMPACT file from flash into PCR 0\n"
 "                   instead of hashing the 12 MiB DXE volume (docs/rom.md)\n"
@@ -111,6 +112,10 @@ static void report(const struct lb_mkrom_opts *o, const struct lb_mkrom_report *
 			       "file: PCR 0 gets the first file of the volume at 0x%llx "
 			       "(FVMAIN_COMPACT), not the DXE volume\n", r->pei_size,
 			       (unsigned long long)r->pei_measured_at);
+		else if (r->arch == LB_MKROM_ARCH_ARM64)
+			printf("TPM (--tpm): Tcg2Pei measures AAVMF's own firmware volume "
+			       "into PCR 0; the payload volume is measured when loaded (the "
+			       "kernel into PCR 4, the initramfs into PCR 9)\n");
 		else
 			printf("TPM (--tpm): no lbootpei (--no-pei): Tcg2Pei hashes the whole "
 			       "DXE volume\n");
@@ -253,7 +258,7 @@ int mkrom_main(int argc, char **argv)
 			o.dxe_console_set = 1;
 			break;
 		}
-		case 'P': o.pei = optarg; break;
+		case 'P': o.pei = optarg; o.pei_given = 1; break;
 		case 'N': o.pei = NULL; break;
 		case 'S': o.slots = 1; break;
 		case 'Y': {

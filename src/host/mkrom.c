@@ -28,10 +28,11 @@
  * measures LoadImage of the kernel (PCR 4); Tcg2PlatformDxe gives the
  * platform hierarchy a random password at DxeSmmReadyToLock.
  */
-static const struct {
+struct tpm_file {
 	const char *guid, *name;
 	int required;   /* a base without it cannot measure the boot */
-} tpm_files[] = {
+};
+static const struct tpm_file ovmf_tpm_files[] = {
 	{ "F12F698A-E506-4A1B-B32E-6920E55DA1C4", "TpmMmioSevDecryptPei", 0 },
 	{ "8AD3148F-945F-46B4-8ACD-71469EA73945", "Tcg2ConfigPei", 1 },
 	/* TPM 1.2, idle with a TPM 2.0: kept because removing it would move
@@ -44,12 +45,36 @@ static const struct {
 	/* Tcg2Dxe's depex: HII string, database and config routing */
 	{ "348C4D62-BFBD-4882-9ECE-C80BB1C4783B", "HiiDatabase", 1 },
 };
-#define N_TPM_FILES (sizeof(tpm_files) / sizeof(tpm_files[0]))
+/*
+ * AAVMF (ArmVirtQemu): Tcg2ConfigPei (its own, which finds the TPM in the
+ * device tree) and Tcg2Pei stay in the PEI volume as they are; what --tpm
+ * adds to the keep list is Tcg2Dxe, which takes over the log Tcg2Pei
+ * started (PCR 0) and gives the kernel's EFI stub the TCG2 protocol (PCR 9,
+ * the event log for Linux), with HiiDatabase for its depex. AAVMF has no
+ * Tcg2PlatformDxe (the platform hierarchy is left to the OS there).
+ */
+static const struct tpm_file aavmf_tpm_files[] = {
+	{ "BF7F2B0C-9F2F-4889-AB5C-12460022BE87", "Tcg2ConfigPei", 1 },
+	{ "A0C98B77-CBA5-4BB8-993B-4AF6CE33ECE4", "Tcg2Pei", 1 },
+	{ "FDFF263D-5F68-4591-87BA-B768F445A9AF", "Tcg2Dxe", 1 },
+	{ "348C4D62-BFBD-4882-9ECE-C80BB1C4783B", "HiiDatabase", 1 },
+};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-static int is_tpm_file(const char *guid)
+static const struct tpm_file *tpm_files_of(int arch, size_t *n)
 {
-	for (size_t i = 0; i < N_TPM_FILES; i++)
-		if (!strcmp(tpm_files[i].guid, guid))
+	if (arch == LB_MKROM_ARCH_ARM64) {
+		*n = N_OF(aavmf_tpm_files);
+		return aavmf_tpm_files;
+	}
+	*n = N_OF(ovmf_tpm_files);
+	return ovmf_tpm_files;
+}
+
+static int is_tpm_file(const struct tpm_file *t, size_t n, const char *guid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].guid, guid))
 			return 1;
 	return 0;
 }
@@ -915,6 +940,8 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	int nvram, o_console = 0;
 	char why[LB_UEFI_ERRLEN] = "";
 	char *vars_in = NULL, *vars_out = NULL;
+	const struct tpm_file *tpm_files = ovmf_tpm_files;
+	size_t n_tpm_files = N_OF(ovmf_tpm_files);
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -937,9 +964,6 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		goto out;
 	if (o->initrd && (rc = read_file(o->initrd, LB_MKROM_MAX_PAYLOAD, &initrd,
 					 &initrd_len, &ids[3], err, errsz)))
-		goto out;
-	if (o->tpm && o->pei && (rc = read_file(o->pei, 1u << 20, &pei, &pei_len, &ids[6],
-						err, errsz)))
 		goto out;
 	if (o->keep) {
 		rc = read_file(o->keep, 1u << 20, &keep_buf, &keep_len, &ids[4], err, errsz);
@@ -1005,13 +1029,20 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 			  lb_mkrom_arch_name(arch), base, lb_mkrom_arch_name(arch));
 		goto out;
 	}
-	if (arch == LB_MKROM_ARCH_ARM64 && (o->tpm || o->flash_size)) {
+	if (arch == LB_MKROM_ARCH_ARM64 && (o->flash_size || (o->tpm && o->pei_given))) {
 		rc = -EINVAL;
-		lb_seterr(err, errsz, "%s: %s is not for arm64 yet (the layout is fixed: "
-			  "pflash unit 0 and unit 1 of QEMU virt, 64 MiB each)", base,
-			  o->tpm ? "--tpm" : "--size");
+		lb_seterr(err, errsz, "%s: %s is not for arm64 (%s)", base,
+			  o->flash_size ? "--size" : "--pei",
+			  o->flash_size ? "the layout is fixed: pflash unit 0 and unit 1 of "
+			  "QEMU virt, 64 MiB each" : "AAVMF's Tcg2Pei measures only AAVMF's "
+			  "own 2 MiB, not the payload volume: no lbootpei needed");
 		goto out;
 	}
+	tpm_files = tpm_files_of(arch, &n_tpm_files);
+	/* lbootpei: x86 only (the default path is ignored for arm64) */
+	if (o->tpm && o->pei && arch != LB_MKROM_ARCH_ARM64 &&
+	    (rc = read_file(o->pei, 1u << 20, &pei, &pei_len, &ids[6], err, errsz)))
+		goto out;
 	rc = list_dxe(img, &before, &n_before);
 	if (rc == 0)
 		rc = measure(img, &r->comp_before, &r->free_before);
@@ -1024,7 +1055,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 	if (o->tpm) {
 		size_t k = 0;
 
-		for (size_t i = 0; i < N_TPM_FILES; i++) {
+		for (size_t i = 0; i < n_tpm_files; i++) {
 			if (tpm_files[i].required && !lb_uefi_find_file(img, tpm_files[i].guid)) {
 				rc = -ENOENT;
 				lb_seterr(err, errsz, "%s: --tpm: no %s (%s): this firmware cannot "
@@ -1034,7 +1065,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		}
 		/* 'remove' lines naming a TPM module do not apply */
 		for (size_t i = 0; i < n_remove; i++) {
-			if (is_tpm_file(remove[i])) {
+			if (is_tpm_file(tpm_files, n_tpm_files, remove[i])) {
 				free(remove[i]);
 				r->n_tpm_unremoved++;
 			} else {
@@ -1044,7 +1075,7 @@ int lb_mkrom_build(const struct lb_mkrom_opts *o, struct lb_mkrom_report *r,
 		n_remove = k;
 		/* the TPM DXE drivers join the keep list (without one, every
 		 * driver but BdsDxe is kept anyway) */
-		for (size_t i = 0; o->keep && i < N_TPM_FILES; i++) {
+		for (size_t i = 0; o->keep && i < n_tpm_files; i++) {
 			struct lb_uefi_node *f = lb_uefi_find_file(img, tpm_files[i].guid);
 			uint8_t g[16];
 			size_t j;
@@ -1475,7 +1506,7 @@ laid_out:
 		lb_seterr(err, errsz, "the new ROM has no DXE volume");
 		goto out;
 	}
-	for (size_t i = 0; o->tpm && i < N_TPM_FILES; i++) {
+	for (size_t i = 0; o->tpm && i < n_tpm_files; i++) {
 		struct lb_uefi_node *f = lb_uefi_find_file(check, tpm_files[i].guid);
 		struct lb_mkrom_file *nv;
 

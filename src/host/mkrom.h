@@ -100,6 +100,8 @@ struct lb_mkrom_opts {
 	                         parsed; arm64: the PL011's base, 8 bytes) */
 	const char *pei;      /* with tpm: lbootpei.efi (NULL: not added; Tcg2Pei
 	                         then hashes the 12 MiB DXE volume) */
+	int pei_given;        /* --pei named on the command line (arm64 refuses
+	                         it; the default is for x86 only) */
 	int slots;            /* x86, 8M/16M: the payload area as two slots
 	                         (src/firmware/slots.h): the payload in slot A,
 	                         slot B erased, the slot table in the DXE volume */

@@ -10,7 +10,8 @@
 #      a DHCPv4 lease without boot file, the URL from DHCPv6;
 #   3. proxyDHCP: one dnsmasq gives addresses and no boot information, a
 #      second (another host on the same bridge) in proxy mode names the
-#      boot file (asked again on UDP 4011) and serves it over TFTP.
+#      boot file for the client's architecture (asked again on UDP 4011)
+#      and serves it over TFTP.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-lib.sh"
 e2e_init netboot-dnsmasq
@@ -105,31 +106,40 @@ ip netns add "$NS2" && ip -n "$NS2" link set lo up &&
 	ip -n "$NS" addr add 192.168.77.1/24 dev br0 && ip -n "$NS" link set br0 up &&
 	ip -n "$NS2" addr add 192.168.77.2/24 dev pv1 && ip -n "$NS2" link set pv1 up ||
 	{ not_ok "bridge and proxy namespace"; exit 1; }
+# the proxy serves each client architecture its own boot file (dnsmasq's
+# pxe-service by option 93, as UEFI sends it: 7 x86-64, 11 arm64), so a
+# client gets its own architecture's config and kernel
+A=${E2E_ARCH:-x86_64}
 cp "$TARGET_KERNEL" "$P/images/vmlinuz"
 cp "$TARGET_INITRD" "$P/images/initrd.img"
-: >"$P/pxelinux.0"
-cat >"$P/pxelinux.cfg/default" <<'EOP'
+for a in x86_64 arm64; do
+	mkdir -p "$P/$a/pxelinux.cfg"
+	: >"$P/$a/pxelinux.0"
+	cat >"$P/$a/pxelinux.cfg/default" <<EOP
 DEFAULT proxy
 LABEL proxy
-  KERNEL images/vmlinuz
-  INITRD images/initrd.img
-  APPEND console=ttyS0 lboot-test=proxydhcp quiet
+  KERNEL /images/vmlinuz
+  INITRD /images/initrd.img
+  APPEND console=ttyS0 lboot-test=proxydhcp-$a quiet
 EOP
+done
 chmod -R a+rX "$T"
 DNS_IF=br0 net_dnsmasq addr --dhcp-range=$RANGE
 DNS_NS=$NS2 DNS_IF=pv1 net_dnsmasq proxy --dhcp-range=192.168.77.0,proxy \
-	--pxe-service=X86-64_EFI,"lboot network boot",pxelinux.0 --enable-tftp --tftp-root="$P"
+	--pxe-service=X86-64_EFI,"lboot network boot",x86_64/pxelinux.0 \
+	--pxe-service=ARM64_EFI,"lboot network boot",arm64/pxelinux.0 --enable-tftp --tftp-root="$P"
 sleep 1
 qemu_start "${NIC[@]}"
-expect 'lboot: net eth0: DHCP lease 192\.168\.77\.[0-9]+/24 from 192\.168\.77\.1, boot file pxelinux\.0 on 192\.168\.77\.2' 180 &&
-	ok "proxy: address from one server, boot file from the proxy" ||
-	not_ok "proxy: address from one server, boot file from the proxy"
-expect 'lboot: net: pxelinux config tftp://192\.168\.77\.2/pxelinux\.cfg/default \(' 60 &&
-	ok "proxy: pxelinux config from the proxy's TFTP server" || not_ok "proxy: pxelinux config from the proxy's TFTP server"
-expect 'lboot-target: cmdline: .*lboot-test=proxydhcp' 240 && ok "proxy: target OS booted" ||
-	not_ok "proxy: target OS booted"
+expect "lboot: net eth0: DHCP lease 192\\.168\\.77\\.[0-9]+/24 from 192\\.168\\.77\\.1, boot file $A/pxelinux\\.0 on 192\\.168\\.77\\.2" 180 &&
+	ok "proxy: address from one server, the $A boot file from the proxy" ||
+	not_ok "proxy: address from one server, the $A boot file from the proxy"
+expect "lboot: net: pxelinux config tftp://192\\.168\\.77\\.2/$A/pxelinux\\.cfg/default \\(" 60 &&
+	ok "proxy: the $A pxelinux config from the proxy's TFTP server" ||
+	not_ok "proxy: the $A pxelinux config from the proxy's TFTP server"
+expect "lboot-target: cmdline: .*lboot-test=proxydhcp-$A" 240 && ok "proxy: target OS booted ($A)" ||
+	not_ok "proxy: target OS booted ($A)"
 grep -q 'DHCPACK(br0) 192.168.77' "$T/addr.log" && ! grep -q 'bootfile name' "$T/addr.log" &&
 	ok "proxy: the address server gave no boot file" || not_ok "proxy: the address server gave no boot file"
-grep -q 'bootfile name: pxelinux.0' "$T/proxy.log" && ok "proxy: the proxy named the boot file" ||
-	not_ok "proxy: the proxy named the boot file"
+grep -q "bootfile name: $A/pxelinux.0" "$T/proxy.log" && ok "proxy: the proxy named the $A boot file (client architecture)" ||
+	not_ok "proxy: the proxy named the $A boot file (client architecture)"
 e2e_done

@@ -4,7 +4,7 @@
 # with lboot's own parser and by a peer, UEFIExtract), the payload volume in
 # pflash unit 0 after AAVMF's 2 MiB, the 8-byte PL011 console file,
 # reproducible bytes, atomic output, inputs never overwritten, and the
-# refusals (a driver or --arch of the other architecture, --tpm, --size, a
+# refusals (a driver or --arch of the other architecture, --pei, --size, a
 # payload too large). The boot itself: tests/e2e/arm64-rom.sh.
 cd "$(dirname "$0")/../.." || exit 1
 N=host/mkrom-arm64
@@ -129,7 +129,7 @@ if [ -f /usr/share/OVMF/OVMF_CODE_4M.fd ]; then
 else
 	skip "--arch arm64 with OVMF" "/usr/share/OVMF/OVMF_CODE_4M.fd missing (ovmf)"
 fi
-refuse "--tpm on arm64" "--tpm is not for arm64" --base "$BASE" --dxe "$DXE" --tpm --no-pei --kernel "$T/kernel"
+refuse "--tpm --pei on arm64" "--pei is not for arm64" --base "$BASE" --dxe "$DXE" --tpm --pei "$DXE" --kernel "$T/kernel"
 refuse "--size on arm64" "--size is not for arm64" --base "$BASE" --dxe "$DXE" --size 16M --kernel "$T/kernel"
 { printf 'MZ'; head -c $(( (62 << 20) - 2 )) /dev/zero; } >"$T/huge"
 refuse "a 62 MiB kernel" "does not fit: [0-9]* bytes over the payload volume of pflash unit 0" \

@@ -126,6 +126,8 @@ static void flash_test(const char *rom, const unsigned char *pe, size_t pe_len)
 	free(b);
 }
 
+static int rom_has(const char *path, const char *sel);
+
 /* arm64 (AAVMF): the architecture from the base, the payload volume from
  * 0x200000 to the end of the 64 MiB unit 0, where lbootdxe's walk starts
  * (src/dxe/arm64/cpu.h: LB_DXE_FLASH_TOP 0x4000000) and finds the kernel in
@@ -200,9 +202,35 @@ static void arm64_test(void)
 	CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "an arm64 image, not x86_64") != NULL);
 	o.arch = LB_MKROM_ARCH_ARM64;
+	/* --tpm: AAVMF's TPM PEIMs stay, Tcg2Dxe and HiiDatabase join the
+	 * keep list (which names neither); lbootpei is x86's */
 	o.tpm = 1;
+	o.pei = "build/pei/lbootpei.efi";
+	o.pei_given = 1;
 	CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "--tpm is not for arm64") != NULL);
+	CHECK(strstr(err, "--pei is not for arm64") != NULL);
+	o.pei_given = 0;   /* the default path: not read for arm64 */
+	rc = lb_mkrom_build(&o, &r, err, sizeof(err));
+	CHECK_INT(rc, 0);
+	if (rc)
+		printf("# %s\n", err);
+	if (rc == 0) {
+		static const char *const kept[] = { "Tcg2ConfigPei", "Tcg2Pei", "Tcg2Dxe",
+						    "HiiDatabase" };
+		CHECK_INT(r.n_tpm, 4);
+		CHECK_INT(r.pei_size, 0);
+		for (size_t i = 0; i < 4; i++) {
+			CHECK(i < r.n_tpm && r.tpm[i].name && !strcmp(r.tpm[i].name, kept[i]));
+			CHECK_INT(rom_has(p[4], kept[i]), 1);
+		}
+		lb_mkrom_report_free(&r);
+		/* without --tpm, the same keep list removes the TPM DXE driver */
+		o.tpm = 0;
+		CHECK_INT(lb_mkrom_build(&o, &r, err, sizeof(err)), 0);
+		CHECK_INT(rom_has(p[4], "Tcg2Dxe"), 0);
+		CHECK_INT(rom_has(p[4], "Tcg2Pei"), 1);
+		lb_mkrom_report_free(&r);
+	}
 	for (int i = 0; i < 6; i++)
 		unlink(p[i]);
 	rmdir(dir);
