@@ -2,10 +2,16 @@
  * The LZ4 frame format (lz4_Frame_format.md; coreboot's cbfstool writes
  * it, its lz4_wrapper.c reads it): magic, FLG/BD, optional content size
  * and dictionary ID, header checksum, then blocks (32-bit size, high bit =
- * stored), an end mark, an optional content checksum. Checksums are
- * skipped as coreboot skips them; every length is checked against both
- * buffers. Blocks are decoded into one output buffer, so a dependent
- * block's matches may reach back into earlier blocks.
+ * stored), an end mark, an optional content checksum.
+ *
+ * Reading: checksums are skipped as coreboot skips them; every length is
+ * checked against both buffers. Blocks are decoded into one output buffer:
+ * a dependent block's matches may reach back into earlier blocks, an
+ * independent one's may not (coreboot's decoder refuses that too). The
+ * block format's end rules are enforced as coreboot's decoder enforces
+ * them when the output buffer ends where the data does (payload segments:
+ * memsz): the last 5 bytes of a block are literals and the last match
+ * starts at least 12 bytes before its end.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,6 +20,9 @@
 #include "le.h"
 
 #define LZ4F_MAGIC 0x184D2204u
+#define LZ4_MINMATCH 4
+#define LZ4_LASTLIT  5   /* the last 5 bytes of a block are literals */
+#define LZ4_MFLIMIT  12  /* the last match starts 12 bytes before the end or earlier */
 
 /* a length's extension bytes: added while they are 255 (capped at 1 GiB,
  * which no buffer here reaches); -1 if the input ends first */
@@ -30,10 +39,12 @@ static int more(const uint8_t *in, size_t len, size_t *i, size_t *v)
 	return 0;
 }
 
-/* one LZ4 block: in[0..len) appended at out[*pos], at most cap */
-static int block(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t *pos)
+/* one LZ4 block: in[0..len) appended at out[*pos], at most cap; its
+ * matches reach back to out[low] at most */
+static int block(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t *pos, size_t low)
 {
-	size_t i = 0, o = *pos;
+	size_t i = 0, o = *pos, mstart = 0, mend = 0;
+	int matched = 0;
 
 	while (i < len) {
 		unsigned tok = in[i++];
@@ -54,16 +65,23 @@ static int block(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t
 			return -EBADMSG;
 		off = le16(in + i);
 		i += 2;
-		if (!off || off > o)
+		if (!off || off > o - low)
 			return -EBADMSG;
 		mlen = (tok & 15) + 4;
 		if ((tok & 15) == 15 && more(in, len, &i, &mlen))
 			return -EBADMSG;
 		if (mlen > cap - o)
 			return -ENOSPC;
+		matched = 1;
+		mstart = o;
 		for (size_t k = 0; k < mlen; k++, o++)
 			out[o] = out[o - off];
+		mend = o;
 	}
+	/* the end rules: at least 5 literals after the last match, which
+	 * starts 12 bytes or more before the block's end */
+	if (matched && (o - mend < LZ4_LASTLIT || o - mstart < LZ4_MFLIMIT))
+		return -EBADMSG;
 	*pos = o;
 	return 0;
 }
@@ -72,7 +90,7 @@ long lb_lz4f_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 {
 	size_t i = 7, o = 0;
 	unsigned flg, bd;
-	int bsum, csum;
+	int bsum, csum, indep;
 	size_t bmax;
 
 	if (len < 7 || le32(in) != LZ4F_MAGIC)
@@ -84,6 +102,7 @@ long lb_lz4f_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 	bmax = (size_t)1 << (8 + 2 * ((bd >> 4) & 7));
 	bsum = !!(flg & 0x10);
 	csum = !!(flg & 0x04);
+	indep = !!(flg & 0x20);
 	if (flg & 0x08)
 		i += 8; /* content size */
 	if (flg & 0x01)
@@ -111,7 +130,7 @@ long lb_lz4f_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 				return -ENOSPC;
 			memcpy(out + o, in + i, n);
 			o += n;
-		} else if ((rc = block(in + i, n, out, cap, &o))) {
+		} else if ((rc = block(in + i, n, out, cap, &o, indep ? o : 0))) {
 			return rc;
 		}
 		i += n;
@@ -125,3 +144,4 @@ long lb_lz4f_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 		return -EBADMSG;
 	return (long)o;
 }
+
