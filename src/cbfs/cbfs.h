@@ -174,4 +174,14 @@ int lb_cbfs_decompress(uint32_t comp, const uint8_t *in, size_t len, size_t max,
  * coreboot does. Returns bytes written or a negative errno. */
 long lb_lz4f_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
 
+/* in[0..len) as the LZ4 frame cbfstool writes for CBFS (lz4.c: independent
+ * blocks of the smallest of 64 KiB .. 4 MiB that holds the input, blocks
+ * that do not shrink stored, no checksums but the header's); *out is
+ * malloc()ed, at most lb_lz4f_bound(len) bytes. 0, -E2BIG past
+ * LB_CBFS_MAX_DECOMP, -ENOMEM. */
+int lb_lz4f_encode(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len);
+size_t lb_lz4f_bound(size_t len);
+/* xxHash's XXH32 (the frame header's checksum byte is bits 8-15 of it) */
+uint32_t lb_xxh32(const uint8_t *p, size_t len, uint32_t seed);
+
 #endif
