@@ -142,7 +142,9 @@ int lb_cbfs_payload_segs(const struct lb_cbfs_file *f, struct lb_cbfs_seg *v, si
  * result again before using it. remove: the file's space and the empty
  * files next to it become one empty file. add: into the first empty
  * space that holds the header, the data and the empty file the rest must
- * become; comp LB_CBFS_COMP_NONE or LZMA (a compression attribute). */
+ * become; comp LB_CBFS_COMP_NONE, LZMA or LZ4 (a compression attribute
+ * with the decompressed size; LZ4 data that would not shrink is stored
+ * without one, as cbfstool does). */
 int lb_cbfs_remove(uint8_t *img, const struct lb_cbfs_area *a, const char *name, char *why,
 		   size_t whysz);
 int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, uint32_t type,
@@ -151,7 +153,8 @@ int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, ui
 /* A Linux payload for x86 as coreboot's selfboot loads it (payload.c has
  * the layout): the bzImage's protected-mode part, lboot's trampoline
  * (coreboot table -> e820 -> Linux's 32-bit entry), the zero page, the
- * command line and initrd; each segment stored or LZMA (comp). Every
+ * command line and initrd; each segment stored, LZMA or LZ4 (comp; a
+ * segment that does not shrink is stored). Every
  * field of the bzImage's setup header is checked first. The result is a
  * CBFS file of type LB_CBFS_TYPE_SELF for lb_cbfs_add (free() it). */
 struct lb_cbfs_linux {
