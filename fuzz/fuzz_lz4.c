@@ -2,8 +2,11 @@
  * crash, no read or write past either buffer; what decodes re-encodes and
  * decodes to the same bytes), and the input encoded and decoded back to
  * the same bytes: first byte 0 (or an empty input) plain, 1 the rest tiled
- * up to (second byte + 1) * 20 KiB (long runs, 64 KiB window edges, up to
- * 5 MiB: more than one 4 MiB block), 2 the rest's bytes each repeated. */
+ * to (second byte + 1) * 256 bytes (long runs, up to the 64 KiB window and
+ * block), 260 KiB when the second byte is 254 (1 MiB blocks, matches
+ * across the window's edge), 4 MiB + 64 KiB when it is 255 (two 4 MiB-size
+ * blocks; the large ones are rare: they are slow under ASan), 2 the
+ * rest's bytes each repeated. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size || data[0] == 0 || data[0] > 2) {
 		round_trip(data, size);
 	} else if (data[0] == 1 && size > 2) {
-		size_t n = ((size_t)data[1] + 1) * 20480, m = size - 2;
+		size_t n = data[1] == 255 ? (4u << 20) + 65536 :
+			   data[1] == 254 ? 260u << 10 : ((size_t)data[1] + 1) * 256;
+		size_t m = size - 2;
 		uint8_t *t = malloc(n);
 
 		if (!t)
