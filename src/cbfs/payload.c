@@ -164,6 +164,19 @@ int lb_cbfs_linux_payload(const struct lb_cbfs_linux *in, uint8_t **out, size_t 
 			z[i] = NULL;
 			zl[i] = s[i].len;
 		}
+		/* what is written must read back: decoded into exactly the
+		 * segment's memory size, as selfboot decodes it */
+		if (!rc && z[i]) {
+			uint8_t *back = NULL;
+			size_t blen = 0;
+			int r = lb_cbfs_decompress(in->comp, z[i], zl[i], s[i].len, &back, &blen);
+
+			if (r || blen != s[i].len || memcmp(back, s[i].d, blen))
+				rc = lb_whyf(why, whysz, r ? r : -EIO,
+					  "segment %zu: the %s data does not read back as the bytes put there",
+					  i, lb_cbfs_comp_name(in->comp));
+			free(back);
+		}
 		total += zl[i];
 	}
 	if (!rc && total > UINT32_MAX)
