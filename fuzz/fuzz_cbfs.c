@@ -1,6 +1,7 @@
 /* Fuzz the CBFS reader (cbfs.h): FMAP, master header, file walk,
  * attributes, payload segments, LZMA/LZ4 data of every file; edits on a
- * copy; the input as a bzImage for add-payload's Linux payload. */
+ * copy; the input as a bzImage for add-payload's Linux payload (stored,
+ * then LZ4). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (lb_cbfs_payload_segs(&f, sg, LB_CBFS_MAX_SEGS, &n, why, sizeof(why)) ||
 			    n != 6 || sg[1].len != size - ((size_t)(data[0x1f1] ? data[0x1f1] : 4) + 1) * 512)
 				abort();
+			free(p);
+			/* the same with LZ4 segments (each read back by the writer):
+			 * the same segments, each LZ4 only where that is smaller */
+			in.comp = LB_CBFS_COMP_LZ4;
+			if (lb_cbfs_linux_payload(&in, &p, &pn, why, sizeof(why)))
+				abort();
+			f.len = (uint32_t)pn;
+			f.data = p;
+			struct lb_cbfs_seg sz[LB_CBFS_MAX_SEGS];
+			size_t nz;
+
+			if (lb_cbfs_payload_segs(&f, sz, LB_CBFS_MAX_SEGS, &nz, why, sizeof(why)) || nz != n)
+				abort();
+			for (size_t i = 0; i + 1 < n; i++)
+				if (sz[i].memlen != sg[i].len || sz[i].load != sg[i].load ||
+				    (sz[i].comp == LB_CBFS_COMP_LZ4) != (sz[i].len < sz[i].memlen))
+					abort();
 			free(p);
 		}
 	}

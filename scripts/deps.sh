@@ -7,7 +7,7 @@ PKGS="build-essential make gcc musl-tools liblzma-dev zlib1g-dev xz-utils gzip c
  qemu-system-x86 qemu-utils ovmf
  linux-image-amd64 busybox-static kexec-tools mtd-utils
  e2fsprogs dosfstools mtools fdisk gdisk
- gnu-efi binutils uefitool-cli coreboot-utils acpica-tools lib32gcc-12-dev dpkg-dev
+ gnu-efi binutils uefitool-cli coreboot-utils lz4 acpica-tools lib32gcc-12-dev dpkg-dev
  clang libclang-rt-14-dev
  grub-efi-amd64-bin grub-common systemd-boot-efi systemd-boot sbsigntool
  debian-installer-12-netboot-amd64 python3 hyperfine time xorriso

@@ -142,7 +142,9 @@ int lb_cbfs_payload_segs(const struct lb_cbfs_file *f, struct lb_cbfs_seg *v, si
  * result again before using it. remove: the file's space and the empty
  * files next to it become one empty file. add: into the first empty
  * space that holds the header, the data and the empty file the rest must
- * become; comp LB_CBFS_COMP_NONE or LZMA (a compression attribute). */
+ * become; comp LB_CBFS_COMP_NONE, LZMA or LZ4 (a compression attribute
+ * with the decompressed size; LZ4 data that would not shrink is stored
+ * without one, as cbfstool does). */
 int lb_cbfs_remove(uint8_t *img, const struct lb_cbfs_area *a, const char *name, char *why,
 		   size_t whysz);
 int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, uint32_t type,
@@ -151,7 +153,8 @@ int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, ui
 /* A Linux payload for x86 as coreboot's selfboot loads it (payload.c has
  * the layout): the bzImage's protected-mode part, lboot's trampoline
  * (coreboot table -> e820 -> Linux's 32-bit entry), the zero page, the
- * command line and initrd; each segment stored or LZMA (comp). Every
+ * command line and initrd; each segment stored, LZMA or LZ4 (comp; a
+ * segment that does not shrink is stored). Every
  * field of the bzImage's setup header is checked first. The result is a
  * CBFS file of type LB_CBFS_TYPE_SELF for lb_cbfs_add (free() it). */
 struct lb_cbfs_linux {
@@ -173,5 +176,15 @@ int lb_cbfs_decompress(uint32_t comp, const uint8_t *in, size_t len, size_t max,
  * frame header, blocks, end mark; checksums skipped, not verified, as
  * coreboot does. Returns bytes written or a negative errno. */
 long lb_lz4f_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
+
+/* in[0..len) as the LZ4 frame cbfstool writes for CBFS (lz4.c: independent
+ * blocks of the smallest of 64 KiB .. 4 MiB that holds the input, blocks
+ * that do not shrink stored, no checksums but the header's); *out is
+ * malloc()ed, at most lb_lz4f_bound(len) bytes. 0, -E2BIG past
+ * LB_CBFS_MAX_DECOMP, -ENOMEM. */
+int lb_lz4f_encode(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len);
+size_t lb_lz4f_bound(size_t len);
+/* xxHash's XXH32 (the frame header's checksum byte is bits 8-15 of it) */
+uint32_t lb_xxh32(const uint8_t *p, size_t len, uint32_t seed);
 
 #endif

@@ -108,8 +108,22 @@ int lb_cbfs_add(uint8_t *img, const struct lb_cbfs_area *a, const char *name, ui
 		if ((rc = lb_uefi_lzma_encode(data, len, &stored, &slen)))
 			return lb_whyf(why, whysz, rc, "'%s': LZMA: %s", name, strerror(-rc));
 		data = stored;
+	} else if (comp == LB_CBFS_COMP_LZ4) {
+		if ((rc = lb_lz4f_encode(data, len, &stored, &slen)))
+			return lb_whyf(why, whysz, rc, "'%s': LZ4: %s", name, strerror(-rc));
+		if (slen >= len) {
+			/* as cbfstool ("Compression failed - disabled"): stored,
+			 * no attribute; coreboot's ulz4fn also refuses frames
+			 * under 15 bytes, which an empty file's would be */
+			free(stored);
+			stored = NULL;
+			slen = len;
+			comp = LB_CBFS_COMP_NONE;
+		} else {
+			data = stored;
+		}
 	} else if (comp != LB_CBFS_COMP_NONE) {
-		return lb_whyf(why, whysz, -ENOTSUP, "'%s': lboot writes CBFS files stored or as LZMA",
+		return lb_whyf(why, whysz, -ENOTSUP, "'%s': lboot writes CBFS files stored, LZMA or LZ4",
 			    name);
 	}
 	hdr = LB_CBFS_HDR + (uint32_t)((nl + 1 + 3) & ~(size_t)3) + (comp ? 16u : 0u);

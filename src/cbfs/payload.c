@@ -20,7 +20,9 @@
  * (as the boot protocol asks of a loader), the initrd is placed past what
  * the kernel decompresses into (init_size) and below initrd_addr_max, and
  * the command line is checked against the kernel's cmdline_size; every
- * field read from the bzImage is checked first.
+ * field read from the bzImage is checked first. Segments are stored,
+ * LZMA or LZ4 (the LZ4 frame cbfstool writes, lz4.c; coreboot's selfboot
+ * decodes it with ulz4fn into the segment's memsz).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -138,8 +140,9 @@ int lb_cbfs_linux_payload(const struct lb_cbfs_linux *in, uint8_t **out, size_t 
 		s[n++] = (struct seg){ LB_CBFS_SEG_DATA, ibase, in->initrd, in->ilen };
 	s[n++] = (struct seg){ LB_CBFS_SEG_ENTRY, TRAMP_LOC, NULL, 0 };
 
-	if (in->comp != LB_CBFS_COMP_NONE && in->comp != LB_CBFS_COMP_LZMA)
-		return lb_whyf(why, whysz, -ENOTSUP, "lboot writes payload segments stored or as LZMA");
+	if (in->comp != LB_CBFS_COMP_NONE && in->comp != LB_CBFS_COMP_LZMA &&
+	    in->comp != LB_CBFS_COMP_LZ4)
+		return lb_whyf(why, whysz, -ENOTSUP, "lboot writes payload segments stored, LZMA or LZ4");
 	uint8_t *z[6] = { 0 };
 	size_t zl[6], total = n * SEG_SIZE, off = total;
 	int rc = 0;
@@ -149,13 +152,30 @@ int lb_cbfs_linux_payload(const struct lb_cbfs_linux *in, uint8_t **out, size_t 
 		if (s[i].len && in->comp == LB_CBFS_COMP_LZMA &&
 		    (rc = lb_uefi_lzma_encode(s[i].d, s[i].len, &z[i], &zl[i])))
 			lb_whyf(why, whysz, rc, "segment %zu: LZMA: %s", i, strerror(-rc));
+		if (s[i].len && in->comp == LB_CBFS_COMP_LZ4 &&
+		    (rc = lb_lz4f_encode(s[i].d, s[i].len, &z[i], &zl[i])))
+			lb_whyf(why, whysz, rc, "segment %zu: LZ4: %s", i, strerror(-rc));
 		/* coreboot's selfboot cuts a segment's stored length to its
-		 * memory size ("cleaned up filesize"): one that LZMA does not
-		 * shrink (the command line) is stored as it is, as cbfstool does */
+		 * memory size ("cleaned up filesize"): one that LZMA or LZ4
+		 * does not shrink (the command line) is stored as it is, as
+		 * cbfstool does */
 		if (!rc && z[i] && zl[i] >= s[i].len) {
 			free(z[i]);
 			z[i] = NULL;
 			zl[i] = s[i].len;
+		}
+		/* what is written must read back: decoded into exactly the
+		 * segment's memory size, as selfboot decodes it */
+		if (!rc && z[i]) {
+			uint8_t *back = NULL;
+			size_t blen = 0;
+			int r = lb_cbfs_decompress(in->comp, z[i], zl[i], s[i].len, &back, &blen);
+
+			if (r || blen != s[i].len || memcmp(back, s[i].d, blen))
+				rc = lb_whyf(why, whysz, r ? r : -EIO,
+					  "segment %zu: the %s data does not read back as the bytes put there",
+					  i, lb_cbfs_comp_name(in->comp));
+			free(back);
 		}
 		total += zl[i];
 	}

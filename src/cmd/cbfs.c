@@ -15,9 +15,9 @@ LB_APPLET(cbfs, LB_HOST,
 "usage: lboot cbfs ls [--json] [-r REGION] ROM\n"
 "       lboot cbfs layout [--json] ROM\n"
 "       lboot cbfs extract [-r REGION] [--raw] ROM NAME -o FILE\n"
-"       lboot cbfs add [-r REGION] [-t TYPE] [-c none|lzma] ROM FILE NAME -o OUT\n"
+"       lboot cbfs add [-r REGION] [-t TYPE] [-c none|lzma|lz4] ROM FILE NAME -o OUT\n"
 "       lboot cbfs remove [-r REGION] ROM NAME -o OUT\n"
-"       lboot cbfs add-payload [-r REGION] [-c none|lzma] [-n NAME] [-I INITRD]\n"
+"       lboot cbfs add-payload [-r REGION] [-c none|lzma|lz4] [-n NAME] [-I INITRD]\n"
 "                              [-C CMDLINE] [--replace] ROM BZIMAGE -o OUT\n"
 "Read coreboot's file system (CBFS) in a coreboot ROM: FMAP areas, the\n"
 "master header of older images, files and their attributes, payload\n"
@@ -29,14 +29,16 @@ LB_APPLET(cbfs, LB_HOST,
 "  extract  a file's data, decompressed as its compression attribute says\n"
 "           (--raw: as stored); FILE is written atomically\n"
 "  add      FILE as NAME into the first free space that holds it (TYPE raw\n"
-"           (default), or a number; -c lzma: compressed, with the attribute\n"
-"           coreboot reads); one line with the room left if it does not fit\n"
+"           (default), or a number; -c lzma, -c lz4: compressed, with the\n"
+"           attribute coreboot reads; LZ4 as cbfstool writes it, stored if\n"
+"           it does not shrink); one line with the room left if it does not fit\n"
 "  remove   NAME; its space becomes free (merged with free space next to it)\n"
 "  add-payload  an x86 Linux kernel (bzImage), its initrd and command line\n"
 "           as coreboot's Linux payload NAME (default fallback/payload), in\n"
 "           the layout cbfstool add-payload writes, with lboot's trampoline\n"
 "           (coreboot's memory map -> e820 -> the kernel's 32-bit entry);\n"
-"           -c lzma: each segment LZMA unless that does not shrink it;\n"
+"           -c lzma, -c lz4: each segment compressed unless that does not\n"
+"           shrink it;\n"
 "           --replace: remove an old NAME in the same edit\n"
 "           edits write OUT atomically, after it is parsed again and the\n"
 "           file read back; the ROM is never modified\n"
@@ -410,8 +412,10 @@ int cbfs_main(int argc, char **argv)
 				comp = LB_CBFS_COMP_NONE;
 			} else if (!strcmp(t, "lzma")) {
 				comp = LB_CBFS_COMP_LZMA;
+			} else if (!strcmp(t, "lz4")) {
+				comp = LB_CBFS_COMP_LZ4;
 			} else {
-				lb_err("-c %s: none or lzma", t);
+				lb_err("-c %s: none, lzma or lz4", t);
 				return 2;
 			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {

@@ -3,7 +3,8 @@
 # by cbfstool (FMAP with two CBFS regions; a legacy master-header image);
 # the same listing as `cbfstool print` in every region, the same payload
 # segments as `cbfstool print -v`, the same bytes as `cbfstool extract`
-# (decompressed and -U raw); bad input: one line naming what and where,
+# (decompressed and -U raw); lboot's LZ4 files and payload segments read by
+# cbfstool and decoded by Debian's lz4; bad input: one line naming what and where,
 # exit 1, no output written, the input never overwritten.
 cd "$(dirname "$0")/../.." || exit 1
 L=$PWD/out/lboot
@@ -246,6 +247,51 @@ bad "add onto the ROM itself: refused" "is the ROM itself: refused" \
 	"$L" cbfs add self.rom txt z -o self.rom
 check "cbfs: the ROM is byte-identical after the refused add" test "$(sha256sum <self.rom)" = "$sum"
 
+# --- LZ4 writing: lboot's frames, read by cbfstool and Debian's lz4 ---------------------------
+seq 1 1000000 >big   # 6.9 MB: two 4 MiB blocks
+lzok=1
+"$L" cbfs add -c lz4 a.rom txt new/lz4 -o z1.rom 2>z.err &&
+	"$L" cbfs add -c lz4 z1.rom big big/lz4 -o z2.rom 2>>z.err &&
+	"$L" cbfs add -c lz4 z2.rom rnd rnd/lz4 -o z3.rom 2>>z.err || lzok=0
+check "cbfs: add -c lz4 (text, 6.9 MB of text, random bytes) wrote new images" test $lzok = 1 -a -s z3.rom
+[ -s z.err ] && sed 's/^/# /' z.err
+cbfstool z3.rom print >zp.txt 2>/dev/null
+check "cbfs: cbfstool print shows lboot's files LZ4 with their decompressed sizes, as lboot ls does" \
+	bash -c "grep -q '^new/lz4 .* LZ4  (288894 decompressed)' zp.txt && grep -q '^big/lz4 .* LZ4  (6888896 decompressed)' zp.txt &&
+		'$L' cbfs ls z3.rom | diff - zp.txt >/dev/null"
+check "cbfs: cbfstool extract of lboot's LZ4 files gives the original bytes" \
+	bash -c "cbfstool z3.rom extract -n new/lz4 -f zx1 >/dev/null 2>&1 && cmp -s zx1 txt &&
+		cbfstool z3.rom extract -n big/lz4 -f zx2 >/dev/null 2>&1 && cmp -s zx2 big"
+# random bytes do not shrink: stored without a compression attribute, as cbfstool does
+cp a.rom zc.rom
+cbfstool zc.rom add -f rnd -n rnd/lz4 -t raw -c lz4 >/dev/null 2>&1
+check "cbfs: add -c lz4 of random bytes: stored, no attribute (cbfstool does the same), extracts unchanged" \
+	bash -c "grep -q '^rnd/lz4 .* 100000 none *\$' zp.txt && cbfstool zc.rom print 2>/dev/null | grep -q '^rnd/lz4 .* 100000 none *\$' &&
+		'$L' cbfs extract z3.rom rnd/lz4 -o zx3 && cmp -s zx3 rnd"
+# the stored frames as they are: Debian's lz4 decodes them, and their header
+# is the one cbfstool writes (FLG 0x60, block size by the input's size)
+"$L" cbfs extract --raw z3.rom new/lz4 -o f1.lz4 && "$L" cbfs extract --raw z3.rom big/lz4 -o f2.lz4
+cbfstool a.rom extract -n cfg/lz4 -U -f t0.lz4 >/dev/null 2>&1
+if command -v lz4 >/dev/null; then
+	check "cbfs: Debian's lz4 -d decodes lboot's LZ4 files byte-identical (288 KB, 6.9 MB in two 4 MiB blocks)" \
+		bash -c "lz4 -d -c f1.lz4 2>/dev/null | cmp -s - txt && lz4 -d -c f2.lz4 2>/dev/null | cmp -s - big"
+else
+	nok "cbfs: Debian's lz4 missing (apt-get install lz4; scripts/deps.sh installs it)"
+fi
+check "cbfs: lboot's frame header = cbfstool's for the same input (magic, FLG 0x60, BD, checksum)" \
+	bash -c "[ \"\$(head -c 7 f1.lz4 | od -An -tx1)\" = \"\$(head -c 7 t0.lz4 | od -An -tx1)\" ] &&
+		[ \"\$(head -c 6 f2.lz4 | od -An -tx1)\" = ' 04 22 4d 18 60 70' ]"
+zs=$(stat -c %s f1.lz4); ts=$(stat -c %s t0.lz4); l1=$(lz4 -1 -c txt 2>/dev/null | wc -c)
+echo "# txt: 288894 bytes; lboot's LZ4 $zs, cbfstool's (lz4 HC level 20) $ts, lz4 -1 $l1"
+check "cbfs: lboot's LZ4 of text is no more than 15% over lz4 -1" test "$zs" -le $(( l1 * 115 / 100 ))
+check "cbfs: lboot reads the file cbfstool added with -c lz4 into lboot's ROM" \
+	bash -c "cp z3.rom z4.rom && cbfstool z4.rom add -f txt -n cb/lz4 -t raw -c lz4 >/dev/null 2>&1 &&
+		'$L' cbfs extract z4.rom cb/lz4 -o zx4 && cmp -s zx4 txt &&
+		'$L' cbfs ls z4.rom | diff - <(cbfstool z4.rom print 2>/dev/null) >/dev/null"
+"$L" cbfs add -c zstd a.rom txt q -o out.bin >/dev/null 2>err.txt
+check "cbfs: add -c zstd: usage error (exit 2), one line naming the methods, nothing written" \
+	bash -c "[ $? = 2 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q -- '-c zstd: none, lzma or lz4' err.txt && ! [ -e out.bin ]"
+
 # --- add-payload: lboot's Linux payload, against cbfstool's -------------------------------
 # the same kernel, initrd and command line: cbfstool add-payload into one
 # empty ROM, lboot cbfs add-payload into another
@@ -317,6 +363,48 @@ for s, t in zip(a[:5], z[:5]):
         d = raw
     assert d == pa[s["offset"]:s["offset"] + s["size"]]
 assert n >= 3, n  # zero page, kernel, trampoline
+EOF
+# add-payload -c lz4: segments LZ4 where that shrinks them; cbfstool print -v
+# says LZ4; Debian's lz4 gives the uncompressed payload's bytes
+"$L" cbfs add-payload -c lz4 pe.rom "$KERNEL" -I initrd -C "console=ttyS0 quiet" -o pl4.rom 2>>pl.err
+"$L" cbfs ls --json pl4.rom >pl4.json
+"$L" cbfs extract pl4.rom fallback/payload -o pl4.bin
+cbfstool pl4.rom print -v >pl4-v.txt 2>/dev/null
+cp pe.rom pt4.rom
+cbfstool pt4.rom add-payload -f "$KERNEL" -n fallback/payload -I initrd -C "console=ttyS0 quiet" -c lz4 >/dev/null 2>&1
+cbfstool pt4.rom print -v >pt4-v.txt 2>/dev/null
+check "cbfs: add-payload -c lz4: cbfstool print -v shows the zero page, kernel and trampoline LZ4 (as cbfstool's own zero page and kernel), command line and initrd stored" \
+	python3 - <<'EOF'
+import re
+def segs(f):
+    return re.findall(r"(code|data) +\((\S+) compression, offset: 0x[0-9a-f]+, load: 0x([0-9a-f]+), length: (\d+)/(\d+)\)", open(f).read())
+ours, theirs = segs("pl4-v.txt"), segs("pt4-v.txt")
+assert [s[1] for s in ours] == ["LZ4", "LZ4", "LZ4", "none", "none"], ours
+assert [s[1] for s in theirs][:2] == ["LZ4", "LZ4"], theirs
+# the kernel: the same load address and size in memory as cbfstool's, stored smaller
+assert ours[1][2] == theirs[1][2] and ours[1][4] == theirs[1][4] and int(ours[1][3]) < int(ours[1][4]), (ours, theirs)
+EOF
+check "cbfs: add-payload -c lz4: each LZ4 segment decodes (Debian's lz4 -d) to the uncompressed payload's segment" \
+	python3 - <<'EOF'
+import json, subprocess
+def payload(j):
+    return {f["name"]: f for a in json.load(open(j))["areas"] for f in a.get("files", [])}["fallback/payload"]
+a, z = payload("pl.json")["segments"], payload("pl4.json")["segments"]
+pa, pz = open("pl.bin", "rb").read(), open("pl4.bin", "rb").read()
+assert len(z) == 6
+n = 0
+for s, t in zip(a[:5], z[:5]):
+    assert t["load"] == s["load"] and t["memsize"] == s["size"], (s, t)
+    raw = pz[t["offset"]:t["offset"] + t["size"]]
+    if t["compression"] == "LZ4":
+        assert t["size"] < s["size"]
+        d = subprocess.run(["lz4", "-d", "-c"], input=raw, capture_output=True, check=True).stdout
+        n += 1
+    else:
+        assert t["compression"] == "none" and t["size"] == s["size"], t
+        d = raw
+    assert d == pa[s["offset"]:s["offset"] + s["size"]], t
+assert n >= 3, n
 EOF
 # --replace: the payload cbfstool put in a.rom becomes lboot's, in one edit
 "$L" cbfs add-payload --replace a.rom "$KERNEL" -I initrd -C "console=ttyS0" -o pr.rom 2>pr.err
