@@ -97,11 +97,11 @@ target_os() {
 }
 
 # on arm64: Debian's arm64 kernel (linux-image-arm64, scripts/arm64-kernel.sh)
-# and the same /init built for aarch64
+# or E2E_TARGET_KERNEL, and the same /init built for aarch64
 target_os_arm64() {
 	local d src=$E2E_ROOT/tests/guest/target-init.c
 	d=$(cd "$E2E_ROOT" && scripts/arm64-kernel.sh) || { not_ok "Debian's arm64 kernel (scripts/arm64-kernel.sh)"; exit 1; }
-	TARGET_KERNEL=$d/Image
+	TARGET_KERNEL=${E2E_TARGET_KERNEL:-$d/Image}
 	TARGET_INITRD=$E2E_CACHE/target-initrd-arm64.img
 	if [ ! -f "$TARGET_INITRD" ] || [ "$src" -nt "$TARGET_INITRD" ] || [ "$OUT/lboot" -nt "$TARGET_INITRD" ]; then
 		"$E2E_ROOT/build/arm64/musl-gcc" -static -Os -s -o "$E2E_CACHE/target-init-arm64" "$src" ||

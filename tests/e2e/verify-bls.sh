@@ -83,7 +83,8 @@ printf 'default replaced-initrd.conf\ntimeout 0\n' >"$R/loader/loader.conf"
 	grep -q 'verified boot enforce, 3 trusted keys, 1 revoked' "$T/mkinitramfs.log" &&
 	ok "mkinitramfs --trust/--revoke builds an enforcing initramfs" ||
 	{ not_ok "mkinitramfs --trust/--revoke builds an enforcing initramfs"; cat "$T/mkinitramfs.log"; exit 1; }
-mkpart_ext4 "$T/p1.img" 96 "$R" SIGNED
+# 96 MiB for x86's kernels; arm64's are 33 MB uncompressed Images
+mkpart_ext4 "$T/p1.img" $(( $(du -sm "$R" | cut -f1) * 5 / 4 + 32 > 96 ? $(du -sm "$R" | cut -f1) * 5 / 4 + 32 : 96 )) "$R" SIGNED
 mkdisk_gpt "$T/disk.img" "$T/p1.img:xbootldr:boot"
 E2E_INITRD=$T/fw.cpio.xz E2E_APPEND="lboot.timeout=0 lboot.verify=off" \
 	qemu_start -drive "file=$T/disk.img,format=raw,if=virtio"
