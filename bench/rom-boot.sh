@@ -195,64 +195,8 @@ echo "# DXE drivers: stock $(dxe_stats "$STOCK")"
 grep -E '^(added|compressed|flash|layout|payload|kernel|initr)' "$T/lboot.rom.log" | sed 's/^/# rom: /'
 echo "# rom command line: $ROM_CMDLINE; rom-menu: $ROM_MENU_CMDLINE"
 
-# --- the stamping serial reader ----------------------------------------------------------
-# stamp.py TIMEOUT LOG END_LABEL LABEL=REGEX... -- QEMU ARGS...: runs QEMU
-# with its serial on stdout, writes every line prefixed with the seconds since
-# QEMU's start to LOG, prints "LABEL=S:C" (or LABEL=-) for the first match of
-# each REGEX (S: wall seconds since QEMU's start, C: CPU seconds QEMU used by
-# then: less sensitive to a loaded host) and stops QEMU when END_LABEL
-# matched or at TIMEOUT.
-cat >"$T/stamp.py" <<'EOP'
-import os, re, subprocess, sys, time, select
-i = sys.argv.index('--')
-timeout, logpath, end = float(sys.argv[1]), sys.argv[2], sys.argv[3]
-marks = []
-for a in sys.argv[4:i]:
-    k, v = a.split('=', 1)
-    marks.append((k, re.compile(v.encode())))
-t0 = time.monotonic()
-p = subprocess.Popen(sys.argv[i + 1:], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-tick = os.sysconf('SC_CLK_TCK')
-def cpu():  # QEMU's user + system CPU seconds so far (all its threads)
-    try:
-        with open('/proc/%d/stat' % p.pid) as f:
-            st = f.read().rsplit(')', 1)[1].split()
-        return (int(st[11]) + int(st[12])) / tick
-    except (OSError, IndexError, ValueError):
-        return -1.0
-seen, cur, lines, fd = {}, b'', [], p.stdout.fileno()
-while end not in seen:
-    left = timeout - (time.monotonic() - t0)
-    if left <= 0 or ('target' in seen and time.monotonic() - t0 - seen['target'][0] > 3):
-        break  # (the END line did not follow the target's first one)
-    r, _, _ = select.select([fd], [], [], min(left, 0.5))
-    if not r:
-        if p.poll() is not None:
-            break
-        continue
-    data = os.read(fd, 65536)
-    now = time.monotonic() - t0
-    if not data:
-        break
-    for b in re.split(rb'(\r|\n)', data):
-        if b in (b'\r', b'\n'):
-            if cur:
-                lines.append(b'%8.3f %s' % (now, cur))
-            cur = b''
-            continue
-        cur += b
-        for k, rx in marks:
-            if k not in seen and rx.search(cur):
-                seen[k] = (now, cpu())
-if cur:
-    lines.append(b'%8.3f %s' % (time.monotonic() - t0, cur))
-p.kill()
-p.wait()
-with open(logpath, 'wb') as f:
-    f.write(b'\n'.join(lines) + b'\n')
-print(' '.join('%s=%.2f:%.2f' % (k, *seen[k]) if k in seen else '%s=-' % k for k, _ in marks))
-EOP
+# --- the stamping serial reader: bench/stamp.py ------------------------------------------
+STAMP=$E2E_ROOT/bench/stamp.py
 
 # Phase markers, in boot order. The ROM's kernel lines (linux, init,
 # kexec-jump) appear only without `quiet` in ROM_CMDLINE. "handover" is
@@ -299,13 +243,13 @@ boot_once() { # CASE LOG MARKS...
 	*) dev=(-drive "file=$disk,format=raw,if=virtio");;
 	esac
 	if [ "${c%%-*}" = cb ]; then
-		python3 "$T/stamp.py" 300 "$log" tup "$@" -- \
+		python3 "$STAMP" 300 "$log" tup "$@" -- \
 			"$QEMU" -accel tcg -m 1024 -smp 1 -display none -no-reboot -monitor none \
 			-serial stdio -nic none -machine q35 -bios "$T/cb.rom" "${dev[@]}"
 		return
 	fi
 	cp "$vars" "$T/vars.fd"
-	python3 "$T/stamp.py" 300 "$log" tup "$@" -- \
+	python3 "$STAMP" 300 "$log" tup "$@" -- \
 		"$QEMU" -accel tcg -m 1024 -smp 1 -display none -no-reboot -monitor none \
 		-serial stdio -nic none -machine q35,max-fw-size=16M \
 		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$fw" \

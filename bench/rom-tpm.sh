@@ -23,9 +23,7 @@ ROM_CMDLINE=${ROM_CMDLINE:-console=ttyS0,115200 panic=-1 lboot.timeout=0 quiet}
 for c in python3 swtpm swtpm_setup; do
 	command -v $c >/dev/null || { echo "bench: needs $c"; exit 1; }
 done
-# the stamping reader, taken from bench/rom-boot.sh (one copy of it)
-sed -n "/^cat >\"\$T\/stamp.py\" <<'EOP'\$/,/^EOP\$/p" "$E2E_ROOT/bench/rom-boot.sh" | sed '1d;$d' >"$T/stamp.py"
-grep -q 'def cpu' "$T/stamp.py" || { echo "bench: could not take stamp.py from bench/rom-boot.sh"; exit 1; }
+# the stamping reader: bench/stamp.py (shared)
 
 rom_build "$T/plain.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" --cmdline "$ROM_CMDLINE"
 rom_build "$T/tpm.rom" --tpm --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" --cmdline "$ROM_CMDLINE"
@@ -77,7 +75,7 @@ boot_once() { # CONF LOG
 		args=(-chardev "socket,id=chrtpm,path=$T/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
 		      -device "$([[ $conf == *-tis? ]] && echo tpm-tis || echo tpm-crb),tpmdev=tpm0")
 	fi
-	python3 "$T/stamp.py" 300 "$log" target "${MARKS[@]}" -- \
+	python3 "$E2E_ROOT/bench/stamp.py" 300 "$log" target "${MARKS[@]}" -- \
 		"$QEMU" -accel tcg -m 1024 -smp 1 -display none -no-reboot -monitor none \
 		-serial stdio -nic none -machine q35,max-fw-size=16M \
 		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$rom" \

@@ -22,12 +22,12 @@
 static char buf_cmdline[4096];
 
 /* "lboot-test.tpm" on the command line: print the TPM event log the kernel
- * found (hex, 64 bytes a line) and PCRs 2, 4, 8, 9, 11 of each bank, for
+ * found (hex, 64 bytes a line) and PCRs 0-9 and 11 of each bank, for
  * tests/e2e/measure-boot.sh to replay with tpm2_eventlog */
 static void dump_tpm(void)
 {
 	static const char *const banks[] = { "sha1", "sha256", "sha384", "sha512" };
-	static const int pcrs[] = { 2, 4, 8, 9, 11 };
+	static const int pcrs[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11 };
 	unsigned char b[64];
 	char line[160], path[96];
 	ssize_t n;
