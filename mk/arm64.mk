@@ -10,7 +10,8 @@ ARM64_CFLAGS  := $(CFLAGS_BASE) -Isrc/arch/arm64 $(TARGET_OPTS)
 ARM64_SRC     := $(call core_src,arm64) src/trust/fortify_shim.c $(TARGET_CMDS) src/main.c
 ARM64_OBJ     := $(patsubst src/%.c,build/arm64/target/%.o,$(ARM64_SRC))
 ARM64_CRYPTO_LIBS := $(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu/libsodium.a \
-	$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu/libbearssl.a
+	$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu/libbearssl.a \
+	$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu/libz.a
 
 .PHONY: arm64
 arm64: build/arm64/lboot-target
@@ -21,7 +22,9 @@ $(ARM64_CC): scripts/arm64-sysroot.sh scripts/arm64-apt.sh scripts/cache.sh
 build/arm64/inc/.stamp: $(ARM64_CC)
 	@mkdir -p $(@D)
 	ln -sfn ../sysroot/usr/include/sodium $(@D)/sodium && \
-		ln -sfn ../sysroot/usr/include/bearssl $(@D)/bearssl && touch $@
+		ln -sfn ../sysroot/usr/include/bearssl $(@D)/bearssl && \
+		ln -sfn ../sysroot/usr/include/zlib.h $(@D)/zlib.h && \
+		ln -sfn ../sysroot/usr/include/zconf.h $(@D)/zconf.h && touch $@
 build/arm64/target/%.o: src/%.c build/target/applets.h | build/arm64/inc/.stamp
 	@mkdir -p $(@D)
 	$(ARM64_CC) $(ARM64_CFLAGS) -Ibuild/target -Ibuild/arm64/inc -MMD -MP -c $< -o $@

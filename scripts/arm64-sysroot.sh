@@ -1,7 +1,8 @@
 #!/bin/sh
 # The arm64 sysroot of lboot's static aarch64 target: Debian's arm64 musl
-# (musl-dev:arm64, Multi-Arch: same) and the static crypto libraries the
-# target links (libsodium-dev:arm64, libbearssl-dev:arm64), fetched with
+# (musl-dev:arm64, Multi-Arch: same) and the static libraries the target
+# links (libsodium-dev:arm64, libbearssl-dev:arm64; zlib1g-dev:arm64 for
+# gzip'd kernels and EFI zboot images, kimage_arm64.c), fetched with
 # `apt-get download` through a PRIVATE apt state (its own lists and cache,
 # the architectures amd64 and arm64, the system's own /etc/apt sources) and
 # unpacked with `dpkg-deb -x`: nothing is installed, the system's dpkg
@@ -26,7 +27,7 @@ command -v aarch64-linux-gnu-gcc >/dev/null ||
 lboot_cache arm64-sysroot
 # bump when a change here changes the sysroot made from the same packages
 recipe_version=1
-PKGS="musl-dev:arm64 libsodium-dev:arm64 libbearssl-dev:arm64"
+PKGS="musl-dev:arm64 libsodium-dev:arm64 libbearssl-dev:arm64 zlib1g-dev:arm64"
 hash=$(printf '%s\n' "$PKGS" "$recipe_version" | sha256sum | cut -c1-16)
 dir=$cache/arm64-sysroot-$hash
 if [ ! -f "$dir/musl-gcc.specs" ]; then

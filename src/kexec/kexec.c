@@ -662,6 +662,7 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 {
 	const struct lb_entry *e = rq ? rq->entry : NULL;
 	struct lb_stage st;
+	struct lb_blob kz = { .fd = -1 };
 	int r, fast = 0;
 
 	if (!rq || !e)
@@ -690,12 +691,27 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 		if (r && rq->log)
 			fprintf(rq->log, "lboot: %s; trying kexec_file_load\n", why);
 	}
-	if (!rq->dry_run && r &&
-	    (r = kexec_file_load(st.is_uki ? st.linux_.fd : st.file.fd, st.initrd.fd,
-				 st.cmdline,
-				 st.initrd.fd < 0 ? LB_KEXEC_FILE_NO_INITRAMFS : 0))) {
-		fail(why, whysz, e->kernel, r, NULL);
-		goto out;
+	if (!rq->dry_run && r) {
+		/* the kernel as this architecture's kexec_file_load takes it,
+		 * made from the staged bytes (arm64: a compressed Image
+		 * decompressed; kimage_ARCH.c) */
+		struct lb_blob *kb = st.is_uki ? &st.linux_ : &st.file;
+		const uint8_t *kimg;
+		char note[160], what[160] = "";
+
+		if ((r = lb_blob_map(kb, &kimg)) ||
+		    (r = lb_kimage_unpack(kimg, (size_t)kb->size, &kz, note, sizeof(note),
+					  what, sizeof(what)))) {
+			fail(why, whysz, e->kernel, r, what[0] ? what : NULL);
+			goto out;
+		}
+		if (note[0] && rq->log)
+			fprintf(rq->log, "lboot: %s: %s\n", e->kernel, note);
+		if ((r = kexec_file_load(kz.fd >= 0 ? kz.fd : kb->fd, st.initrd.fd, st.cmdline,
+					 st.initrd.fd < 0 ? LB_KEXEC_FILE_NO_INITRAMFS : 0))) {
+			fail(why, whysz, e->kernel, r, NULL);
+			goto out;
+		}
 	}
 	if (rq->log) {
 		fprintf(rq->log, "lboot: %skexec '%s' kernel=%s initrd=%s cmdline=%s\n",
@@ -710,6 +726,8 @@ int lb_kexec_load(const struct lb_kexec_req *rq, char *why, size_t whysz)
 	}
 	r = 0;
 out:
+	if (kz.fd >= 0)
+		lb_blob_free(&kz);
 	lb_stage_free(&st);
 	return r;
 }

@@ -134,6 +134,18 @@ int lb_reboot(unsigned cmd);
 long lb_kimage_cmdline_max(const uint8_t *h, size_t n);
 extern const char lb_kimage_name[];
 
+/*
+ * The kernel kexec_file_load is given, made from the staged (verified,
+ * measured) image IMG of N bytes: when this architecture's kernel cannot
+ * take IMG as it is (arm64: a gzip'd Image, or an EFI zboot image, which
+ * Linux 6.1's arm64 kexec_file_load refuses), the Image decompressed into
+ * OUT (a sealed memfd blob) and a description of what was done in NOTE;
+ * else OUT->fd stays -1. <0 with WHAT set when IMG cannot be unpacked.
+ */
+struct lb_blob;
+int lb_kimage_unpack(const uint8_t *img, size_t n, struct lb_blob *out,
+		     char *note, size_t notesz, char *what, size_t whatsz);
+
 const char *lb_entry_device(const struct lb_fsset *set, const struct lb_entry *e);
 
 #endif

@@ -8,16 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "t.h"
 #include "io.h"
 
 #define lb_kimage_cmdline_max arm64_kimage_cmdline_max
 #define lb_kimage_name arm64_kimage_name
+#define lb_kimage_unpack arm64_kimage_unpack
 #include "../../src/kexec/kimage_arm64.c"
 #undef lb_kimage_cmdline_max
 #undef lb_kimage_name
+#undef lb_kimage_unpack
 long lb_kimage_cmdline_max(const uint8_t *h, size_t n);
 extern const char lb_kimage_name[];
+int lb_kimage_unpack(const uint8_t *img, size_t n, struct lb_blob *out,
+		     char *note, size_t notesz, char *what, size_t whatsz);
 
 /* an arm64 Image header (Documentation/arm64/booting.rst) */
 static void arm64_header(uint8_t *h)
@@ -38,8 +44,120 @@ static void x86_header(uint8_t *h, unsigned ver, uint32_t cs)
 	h[0x23a] = (uint8_t)(cs >> 16); h[0x23b] = (uint8_t)(cs >> 24);
 }
 
+/* IN gzip'd (RFC 1952) into a new buffer *OUT of *OUTN bytes */
+static int gz(const uint8_t *in, size_t n, uint8_t **out, size_t *outn)
+{
+	z_stream z;
+	size_t cap = n + n / 100 + 1024;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	*out = malloc(cap);
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)n;
+	z.next_out = *out;
+	z.avail_out = (uInt)cap;
+	if (!*out || deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		deflateEnd(&z);
+		return -1;
+	}
+	*outn = z.total_out;
+	deflateEnd(&z);
+	return 0;
+}
+
+/* an EFI zboot image (zboot-header.S) around PAYLOAD: payload at 0x200 */
+static uint8_t *zboot(const uint8_t *payload, size_t n, const char *type, size_t *outn)
+{
+	uint8_t *b = calloc(1, 0x200 + n);
+
+	memcpy(b, "MZ\0\0zimg", 8);
+	b[8] = 0x00; b[9] = 0x02; /* payload offset 0x200 */
+	b[12] = (uint8_t)n; b[13] = (uint8_t)(n >> 8); b[14] = (uint8_t)(n >> 16);
+	b[15] = (uint8_t)(n >> 24);
+	memcpy(b + 24, type, strlen(type));
+	b[60] = 0x40; /* PE header offset */
+	memcpy(b + 0x200, payload, n);
+	*outn = 0x200 + n;
+	return b;
+}
+
+static int blob_equals(struct lb_blob *b, const uint8_t *want, size_t n)
+{
+	const uint8_t *p;
+
+	return b->fd >= 0 && b->size == n && !lb_blob_map(b, &p) && !memcmp(p, want, n);
+}
+
 int main(void)
 {
+	TEST("kimage/arm64: unpack: an Image as it is; gzip'd Image and EFI zboot (gzip) decompressed") {
+		size_t n = 300000, gn = 0, zn = 0;
+		uint8_t *img = malloc(n), *g = NULL, *z;
+		struct lb_blob out = { .fd = -1 };
+		char note[160], what[160];
+
+		arm64_header(img);
+		for (size_t i = 64; i < n; i++)
+			img[i] = (uint8_t)((i * 2654435761u) >> 13 ^ (i / 7));
+		CHECK_INT(arm64_kimage_unpack(img, n, &out, note, sizeof(note), what, sizeof(what)), 0);
+		CHECK_INT(out.fd, -1);
+		CHECK_STR(note, "");
+		CHECK_INT(gz(img, n, &g, &gn), 0);
+		CHECK_INT(arm64_kimage_cmdline_max(g, gn), 2047);
+		CHECK_INT(arm64_kimage_unpack(g, gn, &out, note, sizeof(note), what, sizeof(what)), 0);
+		CHECK(blob_equals(&out, img, n));
+		CHECK(strstr(note, "gzip'd Image: the 300000-byte Image") != NULL);
+		lb_blob_free(&out);
+		z = zboot(g, gn, "gzip", &zn);
+		CHECK_INT(arm64_kimage_cmdline_max(z, zn), 2047);
+		CHECK_INT(arm64_kimage_unpack(z, zn, &out, note, sizeof(note), what, sizeof(what)), 0);
+		CHECK(blob_equals(&out, img, n));
+		CHECK(strstr(note, "EFI zboot image (gzip)") != NULL);
+		lb_blob_free(&out);
+		/* every cut of the zboot file: refused or (past the payload) whole */
+		for (size_t k = 0; k < zn; k += k < 0x240 ? 1 : 997) {
+			int r = arm64_kimage_unpack(z, k, &out, note, sizeof(note), what, sizeof(what));
+
+			CHECK(r < 0 && out.fd < 0 && what[0]);
+		}
+		free(z);
+		/* other compressions of zboot: named, refused */
+		z = zboot(g, gn, "zstd22", &zn);
+		CHECK_INT(arm64_kimage_unpack(z, zn, &out, note, sizeof(note), what, sizeof(what)), -ENOTSUP);
+		CHECK(strstr(what, "'zstd22'") != NULL && out.fd < 0);
+		/* payload offset and size outside the file */
+		z[8] = 0x10; z[9] = 0; /* offset 16: inside the header */
+		CHECK_INT(arm64_kimage_unpack(z, zn, &out, note, sizeof(note), what, sizeof(what)), -ENOEXEC);
+		z[8] = 0xff; z[9] = 0xff; z[10] = 0xff; z[11] = 0xff;
+		CHECK_INT(arm64_kimage_unpack(z, zn, &out, note, sizeof(note), what, sizeof(what)), -ENOEXEC);
+		z[8] = 0; z[9] = 2; z[10] = 0; z[11] = 0;
+		z[12] = z[13] = z[14] = z[15] = 0xff; /* size wraps past the end */
+		CHECK_INT(arm64_kimage_unpack(z, zn, &out, note, sizeof(note), what, sizeof(what)), -ENOEXEC);
+		CHECK(strstr(what, "outside the file") != NULL);
+		free(z);
+		/* corrupt and cut gzip data */
+		g[gn / 2] ^= 0x55;
+		CHECK_INT(arm64_kimage_unpack(g, gn, &out, note, sizeof(note), what, sizeof(what)), -EBADMSG);
+		CHECK(out.fd < 0);
+		g[gn / 2] ^= 0x55;
+		CHECK_INT(arm64_kimage_unpack(g, gn / 2, &out, note, sizeof(note), what, sizeof(what)), -EBADMSG);
+		CHECK(strstr(what, "ends before") != NULL && out.fd < 0);
+		free(g);
+		/* gzip of something that is not an Image */
+		memset(img + 56, 0, 4);
+		CHECK_INT(gz(img, n, &g, &gn), 0);
+		CHECK_INT(arm64_kimage_unpack(g, gn, &out, note, sizeof(note), what, sizeof(what)), -ENOEXEC);
+		CHECK(strstr(what, "not an arm64 Image") != NULL && out.fd < 0);
+		/* nothing this architecture boots */
+		CHECK_INT(arm64_kimage_unpack(img, n, &out, note, sizeof(note), what, sizeof(what)), -ENOEXEC);
+		/* x86: a bzImage goes to kexec_file_load as it is */
+		CHECK_INT(lb_kimage_unpack(img, n, &out, note, sizeof(note), what, sizeof(what)), 0);
+		CHECK_INT(out.fd, -1);
+		free(g);
+		free(img);
+	}
 	TEST("kimage/arm64: Image and EFI zboot headers, 2047 bytes of command line") {
 		uint8_t h[0x240];
 
