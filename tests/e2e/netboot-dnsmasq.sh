@@ -5,8 +5,8 @@
 #      by 209 under the prefix 210 on the TFTP server, kernel paths relative
 #      to the prefix;
 #   2. DHCPv6 only (RFC 5970 boot file URL, option 59): DHCPv4 gets no
-#      answer, DHCPv6 gives the URL of an iPXE script on nginx's IPv6
-#      address, the kernel and initrd over HTTP on IPv6; then dual stack:
+#      answer, DHCPv6 gives the URL of an iPXE script for the client's
+#      architecture (option 61) on nginx's IPv6 address, the kernel and initrd over HTTP on IPv6; then dual stack:
 #      a DHCPv4 lease without boot file, the URL from DHCPv6;
 #   3. proxyDHCP: one dnsmasq gives addresses and no boot information, a
 #      second (another host on the same bridge) in proxy mode names the
@@ -50,25 +50,34 @@ qemu_stop
 net_dnsmasq_stop
 
 # --- 2. DHCPv6 only: boot file URL (option 59) ----------------------------------------
+# by the client architecture (option 61, as UEFI sends it: 7 or 16 x86-64,
+# 11 or 19 arm64): each architecture its own script URL
+A=${E2E_ARCH:-x86_64}
 cp "$TARGET_KERNEL" "$W/boot/vmlinuz"
 cp "$TARGET_INITRD" "$W/boot/initrd.img"
-cat >"$W/boot6.ipxe" <<'EOS'
+for f in boot6 boot6-x86_64 boot6-arm64; do
+	cat >"$W/$f.ipxe" <<'EOS'
 #!ipxe
 kernel http://[fd00:77::1]/boot/vmlinuz console=ttyS0 lboot-test=dhcp6 quiet
 initrd http://[fd00:77::1]/boot/initrd.img
 boot
 EOS
+done
 net_nginx "$W"
 net_wait_http "http://[fd00:77::1]/boot6.ipxe" && ok "dhcpv6: nginx on the IPv6 address" ||
 	not_ok "dhcpv6: nginx on the IPv6 address"
 net_dnsmasq v6 --dhcp-range=fd00:77::100,fd00:77::1ff,64,1h --enable-ra \
-	--dhcp-option=option6:bootfile-url,'http://[fd00:77::1]/boot6.ipxe'
+	--dhcp-match=set:x86_64,option6:61,00:07 --dhcp-match=set:x86_64,option6:61,00:10 \
+	--dhcp-match=set:arm64,option6:61,00:0b --dhcp-match=set:arm64,option6:61,00:13 \
+	--dhcp-option=tag:x86_64,option6:bootfile-url,'http://[fd00:77::1]/boot6-x86_64.ipxe' \
+	--dhcp-option=tag:arm64,option6:bootfile-url,'http://[fd00:77::1]/boot6-arm64.ipxe'
 E2E_APPEND="lboot.timeout=0 lboot.net.timeout=8" qemu_start "${NIC[@]}"
 expect 'lboot: net: no DHCP answer on eth0 within 8\.0 s .*; trying DHCPv6' 180 &&
 	ok "dhcpv6: no DHCPv4 answer, DHCPv6 next" || not_ok "dhcpv6: no DHCPv4 answer, DHCPv6 next"
-expect 'lboot: net eth0: DHCPv6 lease fd00:77::1[0-9a-f]{2} from .*boot file URL http://\[fd00:77::1\]/boot6\.ipxe' 60 &&
-	ok "dhcpv6: lease with the boot file URL" || not_ok "dhcpv6: lease with the boot file URL"
-expect 'lboot: net: iPXE script http://\[fd00:77::1\]/boot6\.ipxe' 60 && ok "dhcpv6: script fetched over IPv6" ||
+expect "lboot: net eth0: DHCPv6 lease fd00:77::1[0-9a-f]{2} from .*boot file URL http://\\[fd00:77::1\\]/boot6-$A\\.ipxe" 60 &&
+	ok "dhcpv6: lease with the $A boot file URL (client architecture, option 61)" ||
+	not_ok "dhcpv6: lease with the $A boot file URL (client architecture, option 61)"
+expect "lboot: net: iPXE script http://\\[fd00:77::1\\]/boot6-$A\\.ipxe" 60 && ok "dhcpv6: script fetched over IPv6" ||
 	not_ok "dhcpv6: script fetched over IPv6"
 expect "lboot: kexec 'vmlinuz' kernel=http://\\[fd00:77::1\\]/boot/vmlinuz initrd=http://\\[fd00:77::1\\]/boot/initrd.img" 240 &&
 	ok "dhcpv6: kernel and initrd over HTTP on IPv6" || not_ok "dhcpv6: kernel and initrd over HTTP on IPv6"
