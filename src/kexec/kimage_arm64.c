@@ -39,9 +39,27 @@ static uint32_t le32at(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* gzip member(s) IN of LEN bytes inflated into OUT, at most LB_KEXEC_MAX_UKI
- * bytes; the result must be an arm64 Image */
-static int gunzip_image(const uint8_t *in, size_t len, struct lb_blob *out,
+/* half of MemAvailable (/proc/meminfo), in bytes; 0 when unknown */
+static uint64_t half_mem_available(void)
+{
+	char line[128];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024 / 2;
+}
+
+/* gzip member(s) IN of LEN bytes inflated into OUT, at most CAP bytes (a
+ * few hundred compressed bytes can claim hundreds of MiB: the Image lives in
+ * a memfd, and PID 1 cannot be chosen by the OOM killer, so running out of
+ * memory would panic the firmware); the result must be an arm64 Image */
+static int gunzip_image(const uint8_t *in, size_t len, uint64_t cap, struct lb_blob *out,
 			char *what, size_t whatsz)
 {
 	static uint8_t buf[1u << 16];
@@ -53,7 +71,7 @@ static int gunzip_image(const uint8_t *in, size_t len, struct lb_blob *out,
 		snprintf(what, whatsz, "gzip: zlib would not start (ENOMEM)");
 		return -ENOMEM;
 	}
-	if ((r = lb_blob_begin(out, LB_KEXEC_MAX_UKI, 0))) {
+	if ((r = lb_blob_begin(out, (size_t)cap, 0))) {
 		inflateEnd(&z);
 		snprintf(what, whatsz, "no memory for the decompressed Image");
 		return r;
@@ -78,8 +96,10 @@ static int gunzip_image(const uint8_t *in, size_t len, struct lb_blob *out,
 		}
 		if ((r = lb_blob_write(out, buf, sizeof(buf) - z.avail_out))) {
 			if (r == -EFBIG)
-				snprintf(what, whatsz, "gzip: decompresses to more than %u MiB (EFBIG)",
-					 LB_KEXEC_MAX_UKI >> 20);
+				snprintf(what, whatsz, "gzip: decompresses to more than %llu MiB, the "
+					 "most an Image may take here (%s) (EFBIG)",
+					 (unsigned long long)(cap >> 20), cap < LB_KEXEC_MAX_UKI ?
+					 "half the memory available" : "lboot's limit");
 			else
 				snprintf(what, whatsz, "gzip: writing the Image: %s", strerror(-r));
 			break;
@@ -106,8 +126,22 @@ static int gunzip_image(const uint8_t *in, size_t len, struct lb_blob *out,
 	return r;
 }
 
+/* lb_kimage_unpack with the decompressed Image capped at CAP bytes */
+int lb_kimage_unpack_cap(const uint8_t *img, size_t n, uint64_t cap, struct lb_blob *out,
+			 char *note, size_t notesz, char *what, size_t whatsz);
+
 int lb_kimage_unpack(const uint8_t *img, size_t n, struct lb_blob *out,
 		     char *note, size_t notesz, char *what, size_t whatsz)
+{
+	uint64_t cap = half_mem_available();
+
+	if (!cap || cap > LB_KEXEC_MAX_UKI)
+		cap = LB_KEXEC_MAX_UKI;
+	return lb_kimage_unpack_cap(img, n, cap, out, note, notesz, what, whatsz);
+}
+
+int lb_kimage_unpack_cap(const uint8_t *img, size_t n, uint64_t cap, struct lb_blob *out,
+			 char *note, size_t notesz, char *what, size_t whatsz)
 {
 	int r;
 
@@ -140,14 +174,14 @@ int lb_kimage_unpack(const uint8_t *img, size_t n, struct lb_blob *out,
 				 "decompresses gzip only (ENOTSUP)", type);
 			return -ENOTSUP;
 		}
-		if ((r = gunzip_image(img + off, len, out, what, whatsz)))
+		if ((r = gunzip_image(img + off, len, cap, out, what, whatsz)))
 			return r;
 		snprintf(note, notesz, "EFI zboot image (gzip): the %llu-byte Image from its "
 			 "%u-byte payload", (unsigned long long)out->size, len);
 		return 0;
 	}
 	if (n >= 18 && img[0] == 0x1f && img[1] == 0x8b && img[2] == 8) {
-		if ((r = gunzip_image(img, n, out, what, whatsz)))
+		if ((r = gunzip_image(img, n, cap, out, what, whatsz)))
 			return r;
 		snprintf(note, notesz, "gzip'd Image: the %llu-byte Image from %zu bytes",
 			 (unsigned long long)out->size, n);

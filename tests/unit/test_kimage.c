@@ -16,7 +16,9 @@
 #define lb_kimage_cmdline_max arm64_kimage_cmdline_max
 #define lb_kimage_name arm64_kimage_name
 #define lb_kimage_unpack arm64_kimage_unpack
+#define lb_kimage_unpack_cap arm64_kimage_unpack_cap
 #include "../../src/kexec/kimage_arm64.c"
+#undef lb_kimage_unpack_cap
 #undef lb_kimage_cmdline_max
 #undef lb_kimage_name
 #undef lb_kimage_unpack
@@ -115,6 +117,15 @@ int main(void)
 		CHECK_INT(arm64_kimage_unpack(z, zn, &out, note, sizeof(note), what, sizeof(what)), 0);
 		CHECK(blob_equals(&out, img, n));
 		CHECK(strstr(note, "EFI zboot image (gzip)") != NULL);
+		lb_blob_free(&out);
+		/* a cap below the Image's size (half of MemAvailable: a gzip bomb
+		 * must not take PID 1's memory): refused, nothing kept */
+		CHECK_INT(arm64_kimage_unpack_cap(z, zn, n - 1, &out, note, sizeof(note), what,
+						  sizeof(what)), -EFBIG);
+		CHECK(strstr(what, "half the memory available") != NULL && out.fd < 0);
+		CHECK_INT(arm64_kimage_unpack_cap(z, zn, n, &out, note, sizeof(note), what,
+						  sizeof(what)), 0);
+		CHECK(blob_equals(&out, img, n));
 		lb_blob_free(&out);
 		/* every cut of the zboot file: refused or (past the payload) whole */
 		for (size_t k = 0; k < zn; k += k < 0x240 ? 1 : 997) {
