@@ -243,10 +243,17 @@ qemu_start() {
 	elif [ -n "${E2E_ARM64:-}" ] && [ -z "${E2E_FIRMWARE:-}" ]; then
 		# the scenario's own arm64 ROM: lboot's arm64 firmware kernel, the
 		# scenario's initramfs (arm64 lboot) and command line
-		# a TPM device on the command line: the ROM keeps AAVMF's TPM
-		# drivers (--tpm), as a measured arm64 ROM would
+		# x86 device names the scenarios use, as virt has them; a TPM
+		# device on the command line: the ROM keeps AAVMF's TPM drivers
+		# (--tpm), as a measured arm64 ROM would
 		local tpm= a
-		for a; do case $a in tpm-tis,*|tpm-tis-device,*) tpm=--tpm ;; esac; done
+		local -a args=()
+		for a; do
+			case $a in tpm-tis,*) a=tpm-tis-device,${a#tpm-tis,} ;; esac
+			case $a in tpm-tis-device,*) tpm=--tpm ;; esac
+			args+=("$a")
+		done
+		set -- "${args[@]}"
 		"$OUT/lboot" mkrom --arch arm64 $tpm --keep "$E2E_ROOT/rom/keep-aavmf.txt" \
 			--dxe "$E2E_ROOT/build/arm64/lbootdxe.efi" --kernel "$E2E_ROOT/build/arm64/Image" \
 			--initrd "${E2E_INITRD:-$E2E_ROOT/build/arm64/initramfs.cpio.xz}" \
@@ -256,13 +263,6 @@ qemu_start() {
 		base=(-machine virt -cpu cortex-a57 -drive "if=pflash,format=raw,unit=0,readonly=on,file=$T/arm64.rom")
 		cp "$T/arm64-vars.fd" "$T/vars.fd"
 		base+=(-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd")
-		# x86 device names the scenarios use, as virt has them
-		local -a args=()
-		for a; do
-			case $a in tpm-tis,*) a=tpm-tis-device,${a#tpm-tis,} ;; esac
-			args+=("$a")
-		done
-		set -- "${args[@]}"
 	elif [ "${E2E_ARCH:-x86_64}" = arm64 ]; then
 		# QEMU virt (QEMU=qemu-system-aarch64) with AAVMF-style firmware:
 		# E2E_FIRMWARE read-only in pflash unit 0, a copy of E2E_VARS in
