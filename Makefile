@@ -173,7 +173,7 @@ fuzz-long:
 	bash bench/fuzz-long.sh
 
 check: deps
-	$(MAKE) all tests
+	$(MAKE) -j$$(nproc) all tests
 	bash tests/check.sh
 
 run: deps

@@ -9,7 +9,8 @@
 # prints none of those lines at all (even with exit 0).
 # Ends with "N passed, N failed, N skipped"; exits 0 only with no failure
 # and at least one pass. LBOOT_CHECK_ONLY=regex limits what runs;
-# LBOOT_CHECK_JOBS=N runs the QEMU scenarios in N lanes (below).
+# LBOOT_CHECK_JOBS=N runs the host tests and the QEMU scenarios in N lanes
+# (below; default 2 on two cores or more).
 # Every program runs under a bound (LBOOT_CHECK_BOUND seconds, default: 600
 # for unit and fuzz, 900 for host, 1800 for e2e): a test that hangs (a server
 # child nobody connects to, a QEMU that never prints its marker past its own
@@ -102,10 +103,44 @@ for t in build/tests/fuzz_*; do
 	n=${t##*/fuzz_}
 	run "fuzz/$n" "$t" "fuzz/corpus/$n"
 done
+# lane QUEUE: take the next name from QUEUE (one per line, shared by the
+# lanes under a lock) and run it (tests/NAME.sh) until QUEUE is empty
+lane() {
+	local q=$1 name
+	while :; do
+		name=$( { flock 8; n=$(head -n1 "$q"); [ -n "$n" ] && sed -i 1d "$q"; echo "$n"; } 8>"$q.lock")
+		[ -n "$name" ] || return 0
+		exec_one "$name" bash "tests/$name.sh"
+		echo "  $name ended ($(cat "$logdir/${name//\//_}.log.secs") s)"
+	done
+}
+jobs=${LBOOT_CHECK_JOBS:-$(( $(nproc) >= 2 ? 2 : 1 ))}
+# The host tool tests, in the same lanes (each has its own directory, its
+# own network namespace, ports the kernel picks). The targets some of them
+# make (the DXE driver, coreboot's ROM, the arm64 builds) are made first,
+# here, once: two lanes must not make the same file at the same time.
+host=()
 for t in tests/host/*.sh; do
 	case $t in *lib.sh) continue ;; esac
-	[ -f "$t" ] && run "host/$(basename "$t" .sh)" bash "$t"
+	[ -f "$t" ] && selected "host/$(basename "$t" .sh)" && host+=("host/$(basename "$t" .sh)")
 done
+if [ "${#host[@]}" -gt 1 ] && [ "$jobs" -gt 1 ]; then
+	echo "host: ${#host[@]} tests in $jobs lanes"
+	{
+		make -s build/dxe/lbootdxe.efi build/coreboot/q35.rom
+		if command -v aarch64-linux-gnu-gcc >/dev/null; then
+			make -s build/arm64/lbootdxe.efi build/arm64/lboot-target
+		fi
+	} >"$logdir/host-prepare.log" 2>&1 || echo "host: a shared build failed (the tests that need it will say why)"
+	printf '%s\n' "${host[@]}" >"$logdir/host.queue"
+	# (their own pids: the background arm64 kernel build goes on)
+	lanes=()
+	for _ in $(seq "$jobs"); do lane "$logdir/host.queue" & lanes+=($!); done
+	wait "${lanes[@]}"
+	for n in "${host[@]}"; do tally "$n"; done
+else
+	for n in "${host[@]}"; do exec_one "$n" bash "tests/$n.sh"; tally "$n"; done
+fi
 # The QEMU scenarios, in LBOOT_CHECK_JOBS lanes side by side (default 2
 # when the machine has two cores or more, else 1): each scenario is one QEMU
 # with one vCPU (TCG: one busy host thread), its own directory under
@@ -124,22 +159,12 @@ e2e_prepare() {
 	make -s build/dxe/lbootdxe.efi build/pei/lbootpei.efi >/dev/null &&
 	bash -c '. tests/e2e/lib.sh; . tests/e2e/storage-lib.sh; E2E_NAME=prepare; target_os && stg_builder_initrd'
 }
-e2e_lane() { # QUEUE
-	local q=$1 name
-	while :; do
-		name=$( { flock 8; n=$(head -n1 "$q"); [ -n "$n" ] && sed -i 1d "$q"; echo "$n"; } 8>"$q.lock")
-		[ -n "$name" ] || return 0
-		exec_one "$name" bash "tests/$name.sh"
-		echo "  $name ended ($(cat "$logdir/${name//\//_}.log.secs") s)"
-	done
-}
 if [ -z "$LBOOT_SKIP_E2E" ]; then
 	e2e=()
 	for t in tests/e2e/*.sh; do
 		case $t in *lib.sh) continue ;; esac # sourced helpers, not scenarios
 		[ -f "$t" ] && selected "e2e/$(basename "$t" .sh)" && e2e+=("e2e/$(basename "$t" .sh)")
 	done
-	jobs=${LBOOT_CHECK_JOBS:-$(( $(nproc) >= 2 ? 2 : 1 ))}
 	if [ "${#e2e[@]}" -gt 1 ] && [ "$jobs" -gt 1 ]; then
 		echo "e2e: ${#e2e[@]} scenarios in $jobs lanes"
 		e2e_prepare >"$logdir/e2e-prepare.log" 2>&1 ||
@@ -149,7 +174,7 @@ if [ -z "$LBOOT_SKIP_E2E" ]; then
 		printf '%s\n' "${e2e[@]}" | awk '/^e2e\/os-/ { print "0 " $0; next }
 			/^e2e\/arm64-/ { print "2 " $0; next } { print "1 " $0 }' |
 			sort -s -n -k1,1 | cut -d' ' -f2- >"$logdir/e2e.queue"
-		for _ in $(seq "$jobs"); do e2e_lane "$logdir/e2e.queue" & done
+		for _ in $(seq "$jobs"); do lane "$logdir/e2e.queue" & done
 		wait
 		for n in "${e2e[@]}"; do tally "$n"; done
 	else

@@ -74,7 +74,14 @@ cat "$1"
 EOS
 chmod 755 "$T/serve.sh"
 fault() { # port response-file
-	(while :; do busybox nc -l -p "$1" -e "$T/serve.sh" "$2" </dev/null >/dev/null 2>&1 || break; done) &
+	# the listening nc dies with its loop (killed on exit: no server is
+	# left behind in the dead namespace)
+	(trap 'kill $nc 2>/dev/null; exit 0' TERM
+	 while :; do
+		busybox nc -l -p "$1" -e "$T/serve.sh" "$2" </dev/null >/dev/null 2>&1 &
+		nc=$!
+		wait $nc || break
+	 done) &
 	pids+=($!)
 }
 printf 'HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n' > "$T/early"
