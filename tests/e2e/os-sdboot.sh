@@ -8,7 +8,12 @@
 #   boot 1: the default entry (kernel-install's). The OS runs
 #           `systemctl reboot --boot-loader-entry=lboot-second.conf` (an
 #           admin's own entry; logind writes LoaderEntryOneShot) and reboots.
-#   boot 2: that entry, once; the OS powers off.
+#   boot 2: that entry, once. The OS installs a new kernel version the way
+#           its kernel package does (kernel-install, with boot counting:
+#           /etc/kernel/tries 3) and reboots. That kernel never reaches
+#           multi-user: the loader tries it three times (each try renames
+#           its entry +3 -> +2-1 -> +1-2 -> +0-3 on the ESP), then falls
+#   boot 3: back to the previous kernel; the OS powers off.
 # From inside the OS each time (the fixture's lboot-report unit, once the
 # system is up): the state systemd reached, /proc/cmdline word for word
 # (systemd-boot's initrd= words included), the kernel it runs, the root and
@@ -29,10 +34,35 @@ MID=1b0c0ffee0000000000000000000f1a0   # the fixture's machine-id (build.sh)
 # the control disk the fixture's report unit reads (label LBCTL)
 mkdir -p "$T/ctl"
 printf 'systemctl reboot --boot-loader-entry=lboot-second.conf\n' >"$T/ctl/boot1"
+# boot 2: a kernel update as the distribution's kernel package does it
+# (its files in /boot, then /etc/kernel/postinst.d: systemd-boot's hook
+# runs kernel-install add), with boot counting on (/etc/kernel/tries: the
+# entry is MID-VERSION+3.conf); the new version never reaches multi-user
+# (its entry's options end `init=/bin/false panic=5`: the kernel panics at
+# init and resets the machine). The version is the running one's with ABI
+# 99 (same kernel, initramfs-tools' initrd copied: mkinitramfs under TCG
+# takes ten minutes), newer by version order, so the loader's default.
+cat >"$T/ctl/boot2" <<'EOS'
+set -e
+ver=$(uname -r)
+new=$(echo "$ver" | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
+cp /boot/vmlinuz-$ver /boot/vmlinuz-$new
+cp /boot/initrd.img-$ver /boot/initrd.img-$new
+echo 3 >/etc/kernel/tries
+cp /etc/kernel/cmdline /run/cmdline.keep
+echo "$(cat /run/cmdline.keep) init=/bin/false panic=5" >/etc/kernel/cmdline
+/etc/kernel/postinst.d/zz-systemd-boot $new /boot/vmlinuz-$new
+cp /run/cmdline.keep /etc/kernel/cmdline
+ls /boot/efi/loader/entries | sed 's/^/OS-ENTRIES-2: /'
+systemctl reboot
+EOS
+# boot 3 (after three tries of the new kernel): what the ESP holds now
+printf '%s\n' "ls /boot/efi/loader/entries | sed 's/^/OS-ENTRIES-3: /'" 'systemctl poweroff' >"$T/ctl/boot3"
 mkpart_vfat "$T/ctl.img" 2 "$T/ctl" LBCTL 1BC7C7C8
 
 R=$T
 OS_BOOT2="systemctl reboot --boot-loader-entry="
+OS_BOOT3="a kernel update whose kernel never reaches multi-user (+3 tries)"
 
 # the two machines side by side (one vCPU each): stock OVMF with the disk's
 # own systemd-boot (EFI/BOOT/BOOTX64.EFI, no Boot#### entry), and the
@@ -40,10 +70,12 @@ OS_BOOT2="systemctl reboot --boot-loader-entry="
 rom_build "$T/lboot.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
 	--cmdline "$ROM_CMDLINE_TEST"
 t0=$SECONDS
+pair_begin
 (machine sdboot /usr/share/OVMF/OVMF_CODE_4M.fd /usr/share/OVMF/OVMF_VARS_4M.fd) &
 spid=$!
 (machine rom "$R/lboot.rom" "$R/lboot-vars.fd") || E2E_FAILED=1
 wait "$spid" || E2E_FAILED=1
+pair_end
 log "both machines, both boots: $((SECONDS - t0)) s"
 grep -q "lboot: kexec 'Debian GNU/Linux 12 (bookworm)'" "$T/serial-rom.log" &&
 	ok "boot 1: lboot boots kernel-install's entry (the default)" ||
@@ -52,7 +84,7 @@ grep -q "lboot: default 'lboot fixture: second' chosen by EFI variable LoaderEnt
 	ok "boot 2: lboot takes the one-shot entry logind wrote (LoaderEntryOneShot=lboot-second.conf)" ||
 	not_ok "boot 2: lboot takes the one-shot entry logind wrote (LoaderEntryOneShot=lboot-second.conf)"
 
-for n in 1 2; do
+for n in 1 2 3; do
 	for b in sdboot rom; do
 		[ "$(field $b-$n state)" = running ] && ok "$b boot $n: systemd reached a running system (no failed unit)" ||
 			not_ok "$b boot $n: systemd state is '$(field $b-$n state)', not running"
@@ -83,6 +115,37 @@ esac
 	not_ok "boot 2: LoaderEntrySelected '$(field rom-2 entry)'"
 [ "$(field rom-1 root)" = /dev/vda2 ] && [ "$(field rom-1 esp)" = /dev/vda1 ] &&
 	ok "root /dev/vda2, ESP /dev/vda1 at /boot/efi" || not_ok "root '$(field rom-1 root)', ESP '$(field rom-1 esp)'"
+
+# the kernel update cycle (boots 3 to 5 the new kernel's tries, then the
+# previous kernel), under each loader
+new=$(echo "$ver" | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
+for b in sdboot rom; do
+	sl=$R/serial-$b.log
+	e2=$(tr -d '\r' <"$sl" | sed -n 's/^OS-ENTRIES-2: //p' | tr '\n' ' ')
+	e3=$(tr -d '\r' <"$sl" | sed -n 's/^OS-ENTRIES-3: //p' | tr '\n' ' ')
+	case " $e2" in
+	*" $MID-$new+3.conf "*) ok "$b: the update's kernel-install wrote $MID-$new+3.conf" ;;
+	*) not_ok "$b: after the update the ESP's entries are '$e2'" ;;
+	esac
+	p=$(tr -d '\r' <"$sl" | grep -c 'Kernel panic - not syncing: Attempted to kill init')
+	[ "$p" = 3 ] && ok "$b: the new kernel was tried three times (three panics), no more" ||
+		not_ok "$b: the new kernel was tried $p times, not 3"
+	case " $e3" in
+	*" $MID-$new+0-3.conf "*) ok "$b: its entry is $MID-$new+0-3.conf on the ESP (no tries left, three done)" ;;
+	*) not_ok "$b: after the tries the ESP's entries are '$e3'" ;;
+	esac
+	[ "$(field $b-3 uname)" = "$ver" ] && [ "$(field $b-3 entry)" = "$MID-$ver.conf" ] &&
+		ok "$b: boot 3 falls back to the previous kernel ($MID-$ver.conf)" ||
+		not_ok "$b: boot 3 runs '$(field $b-3 uname)' from '$(field $b-3 entry)'"
+done
+n=0
+for c in '+3 +2-1' '+2-1 +1-2' '+1-2 +0-3'; do
+	set -- $c
+	grep -q "lboot: boot counting: [^ ]*/$MID-$new$1\.conf renamed to [^ ]*/$MID-$new$2\.conf on /dev/vda1 " "$R/serial-rom.log" &&
+		n=$((n + 1))
+done
+[ "$n" = 3 ] && ok "lboot renamed the entry on the ESP at each try, as systemd-boot does (+3 -> +2-1 -> +1-2 -> +0-3)" ||
+	{ not_ok "lboot's boot counting renames: $n of 3"; grep 'boot counting' "$R/serial-rom.log" | sed 's/^/# /'; }
 
 # the OS's own bootctl and logind, under each loader
 case $(field sdboot-1 loader) in
