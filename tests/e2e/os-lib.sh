@@ -10,6 +10,7 @@
 #   machine NAME FIRMWARE VARS   one machine, both boots, in a subshell:
 #                      the disk $img and the control disk $R/ctl.img;
 #                      OS_BOOT2 names what made boot 2 in its check's name;
+#                      OS_TPM=1: a TPM 2.0 (swtpm, CRB) of its own;
 #                      with OS_BOOT3 set (its name), a third report too
 #                      (OS_BOOT3_WAIT seconds, default 1200: boots that
 #                      never reach it may come between);
@@ -37,9 +38,35 @@ machine() {
 	T=$R/$1
 	mkdir -p "$T"
 	QEMU_PID=
-	trap 'qemu_stop' EXIT
+	local tpm=() swtpm=
+	trap 'qemu_stop; [ -z "$swtpm" ] || kill "$swtpm" 2>/dev/null' EXIT
+	if [ -n "${OS_TPM:-}" ]; then
+		# the machine's own TPM: swtpm (sha256 bank), its state kept across
+		# the machine's reboots, on QEMU's CRB interface
+		mkdir -p "$T/tpm"
+		swtpm_setup --tpm2 --tpmstate "$T/tpm" --pcr-banks sha256 --overwrite >"$T/swtpm_setup.log" 2>&1 ||
+			{ sed 's/^/# /' "$T/swtpm_setup.log"; not_ok "$1: swtpm_setup"; exit 1; }
+		swtpm socket --tpm2 --tpmstate dir="$T/tpm" --ctrl type=unixio,path="$T/tpm.sock" --terminate \
+			>"$T/swtpm.log" 2>&1 &
+		swtpm=$!
+		for _ in $(seq 50); do [ -S "$T/tpm.sock" ] && break; sleep 0.1; done
+		tpm=(-chardev "socket,id=chrtpm,path=$T/tpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0)
+	fi
 	E2E_REBOOT=1 E2E_FIRMWARE=$2 E2E_VARS=$3 qemu_start \
-		-drive "file=$img,format=raw,if=virtio,snapshot=on" -drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on"
+		-drive "file=$img,format=raw,if=virtio,snapshot=on" -drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on" \
+		"${tpm[@]}"
+	"${OS_BOOTS:-os_boots}" "$1"
+	qemu_wait 60 || true
+	qemu_stop
+	report "$1"
+	cp "$T/serial.log" "$R/serial-$1.log"
+	[ "$E2E_FAILED" = 0 ] || { tail -n 30 "$T/serial.log" | tr -d '\r' | sed "s/^/# $1 | /"; }
+	exit "$E2E_FAILED"
+}
+# os_boots NAME: what machine NAME waits for, by default (OS_BOOTS names
+# another function for a scenario's own sequence): two reports, and a
+# third with OS_BOOT3
+os_boots() {
 	expect 'OS-REPORT: count=1' 600 && expect 'OS-REPORT: done' 120 &&
 		ok "$1: boot 1: the OS is up ($(elapsed) s)" || not_ok "$1: boot 1: the OS is up"
 	expect 'OS-REPORT: count=2' 600 && expect 'OS-REPORT: done' 120 &&
@@ -50,10 +77,47 @@ machine() {
 			ok "$1: boot 3, after $OS_BOOT3: the OS is up ($(elapsed) s)" ||
 			not_ok "$1: boot 3, after $OS_BOOT3: the OS is up"
 	fi
-	qemu_wait 60 || true
-	qemu_stop
-	report "$1"
-	cp "$T/serial.log" "$R/serial-$1.log"
-	[ "$E2E_FAILED" = 0 ] || { tail -n 30 "$T/serial.log" | tr -d '\r' | sed "s/^/# $1 | /"; }
-	exit "$E2E_FAILED"
 }
+
+# replay NAME-N: the TPM event log the OS printed in boot N (the control
+# script's "OS-FILE: tpmlog" ... "OS-END", base64) through tpm2_eventlog
+# (tpm2-tools, on the host), compared with the sha256 PCRs the OS read from
+# sysfs ("OS-PCR: N VALUE"). Prints "checked K bad B" and a "mismatch"
+# line per difference into $R/NAME-N.replay; PCRs the log does not extend
+# must read zero.
+replay() {
+	local m=${1%-*} n=${1##*-} S=$R/$1.serial
+	# boot N's part of the machine's serial log
+	tr -d '\r' <"$R/serial-$m.log" | LC_ALL=C awk -v n="$n" '/OS-REPORT: count=/ { c = substr($0, index($0, "count=") + 6) } c == n' >"$S"
+	LC_ALL=C sed -n '/^OS-FILE: tpmlog$/,/^OS-END$/p' "$S" | LC_ALL=C grep -E '^[A-Za-z0-9+/=]+$' |
+		base64 -d >"$R/$1.tpmlog" 2>/dev/null && [ -s "$R/$1.tpmlog" ] || return 1
+	tpm2_eventlog "$R/$1.tpmlog" >"$R/$1.yaml" 2>"$R/$1.eventlog.err" || return 1
+	python3 - "$R/$1.yaml" "$S" >"$R/$1.replay" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+replay, bank = {}, None
+for line in text[text.rfind('pcrs:'):].splitlines():
+    m = re.match(r'\s+(sha1|sha256|sha384|sha512):\s*$', line)
+    if m: bank = m.group(1); continue
+    m = re.match(r'\s+(\d+)\s*:\s*0x([0-9A-Fa-f]+)', line)
+    if m and bank == 'sha256': replay[int(m.group(1))] = m.group(2).lower()
+tpm = {}
+for line in open(sys.argv[2], errors='replace'):
+    m = re.match(r'OS-PCR: (\d+) ([0-9A-Fa-f]{64})$', line.strip())
+    if m: tpm[int(m.group(1))] = m.group(2).lower()
+n = bad = 0
+for p, v in sorted(tpm.items()):
+    n += 1
+    if replay.get(p, '0' * 64) != v:
+        bad += 1; print('mismatch', p, replay.get(p), v)
+ev = {}
+for e in re.split(r'\n- EventNum:', text)[1:]:
+    m = re.search(r'PCRIndex:\s*(\d+)', e)
+    if m: ev[int(m.group(1))] = ev.get(int(m.group(1)), 0) + 1
+print('checked', n, 'bad', bad)
+print('events', ' '.join('%d:%d' % kv for kv in sorted(ev.items())))
+PY
+}
+# the control script's lines that print what replay reads
+OS_TPM_DUMP='for n in 0 1 2 3 4 5 6 7 8 9 11 12 13 14; do echo "OS-PCR: $n $(cat /sys/class/tpm/tpm0/pcr-sha256/$n)"; done
+echo "OS-FILE: tpmlog"; base64 /sys/kernel/security/tpm0/binary_bios_measurements; echo "OS-END"'

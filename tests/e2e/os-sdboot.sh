@@ -5,7 +5,9 @@
 # LinuxBoot ROM (lboot reads the same loader/entries), each as one machine
 # that reboots once (QEMU without -no-reboot; the disk a snapshot of the
 # cached image kept across the reboot):
-#   boot 1: the default entry (kernel-install's). The OS runs
+#   boot 1: the default entry (kernel-install's). Each machine has its own
+#           TPM (swtpm); the OS prints its TPM event log and PCRs, which
+#           tpm2_eventlog replays on the host. The OS runs
 #           `systemctl reboot --boot-loader-entry=lboot-second.conf` (an
 #           admin's own entry; logind writes LoaderEntryOneShot) and reboots.
 #   boot 2: that entry, once. The OS installs a new kernel version the way
@@ -33,7 +35,9 @@ ok "fixture: Debian 12 with systemd-boot, entries by kernel-install ($img)"
 MID=1b0c0ffee0000000000000000000f1a0   # the fixture's machine-id (build.sh)
 # the control disk the fixture's report unit reads (label LBCTL)
 mkdir -p "$T/ctl"
-printf 'systemctl reboot --boot-loader-entry=lboot-second.conf\n' >"$T/ctl/boot1"
+# boot 1: the TPM event log in securityfs and the PCRs in sysfs (replayed
+# on the host below), then the one-shot reboot
+printf '%s\n' "$OS_TPM_DUMP" 'systemctl reboot --boot-loader-entry=lboot-second.conf' >"$T/ctl/boot1"
 # boot 2: a kernel update as the distribution's kernel package does it
 # (its files in /boot, then /etc/kernel/postinst.d: systemd-boot's hook
 # runs kernel-install add), with boot counting on (/etc/kernel/tries: the
@@ -61,13 +65,14 @@ printf '%s\n' "ls /boot/efi/loader/entries | sed 's/^/OS-ENTRIES-3: /'" 'systemc
 mkpart_vfat "$T/ctl.img" 2 "$T/ctl" LBCTL 1BC7C7C8
 
 R=$T
+OS_TPM=1
 OS_BOOT2="systemctl reboot --boot-loader-entry="
 OS_BOOT3="a kernel update whose kernel never reaches multi-user (+3 tries)"
 
 # the two machines side by side (one vCPU each): stock OVMF with the disk's
 # own systemd-boot (EFI/BOOT/BOOTX64.EFI, no Boot#### entry), and the
 # LinuxBoot ROM
-rom_build "$T/lboot.rom" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
+rom_build "$T/lboot.rom" --tpm --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
 	--cmdline "$ROM_CMDLINE_TEST"
 t0=$SECONDS
 pair_begin
@@ -115,6 +120,27 @@ esac
 	not_ok "boot 2: LoaderEntrySelected '$(field rom-2 entry)'"
 [ "$(field rom-1 root)" = /dev/vda2 ] && [ "$(field rom-1 esp)" = /dev/vda1 ] &&
 	ok "root /dev/vda2, ESP /dev/vda1 at /boot/efi" || not_ok "root '$(field rom-1 root)', ESP '$(field rom-1 esp)'"
+
+# measured boot, from inside the installed OS (boot 1; each machine has its
+# own swtpm): the event log the OS's kernel exposes in securityfs, replayed
+# by tpm2_eventlog on the host, equals the PCRs the OS reads in sysfs
+for b in sdboot rom; do
+	if replay $b-1; then
+		sed 's/^/# '$b' | /' "$R/$b-1.replay"
+		grep -q '^checked 14 bad 0$' "$R/$b-1.replay" &&
+			ok "$b: the OS's TPM event log replays (tpm2_eventlog) to its sha256 PCRs 0-9, 11-14" ||
+			not_ok "$b: the OS's TPM event log does not replay to its PCRs"
+	else
+		not_ok "$b: the OS printed a TPM event log tpm2_eventlog reads"; sed 's/^/# /' "$R/$b-1.eventlog.err" 2>/dev/null | head -5
+	fi
+done
+ev=$(sed -n 's/^events //p' "$R/rom-1.replay" 2>/dev/null)
+fw=1
+for p in 0 1 2 3 4 5 6 7 8 9; do [[ " $ev" == *" $p:"* ]] || fw=; done
+[ -n "$fw" ] && ok "rom: the OS's log holds the firmware's events (PCRs 0-7) and lboot's (4, 8, 9): $ev" ||
+	not_ok "rom: the OS's log lacks events: $ev"
+grep -q "lboot: measured 'Debian GNU/Linux 12 (bookworm)'" "$R/serial-rom.log" &&
+	ok "lboot measured the installed system's entry" || not_ok "lboot measured the installed system's entry"
 
 # the kernel update cycle (boots 3 to 5 the new kernel's tries, then the
 # previous kernel), under each loader
