@@ -9,6 +9,14 @@
 #                    EFI/BOOT/BOOTX64.EFI) and entries written by
 #                    kernel-install (Debian's zz-systemd-boot hook), with
 #                    D-Bus (logind: systemctl reboot --boot-loader-entry=)
+#         luks-tpm   GPT: ESP (vfat) at /boot/efi, root on LUKS2 (ext4
+#                    inside, opened as /dev/mapper/root; a passphrase in
+#                    keyslot 0, the TPM2 seal is enrolled by the test with
+#                    systemd-cryptenroll); systemd-boot and kernel-install
+#                    as sdboot; the initramfs made by dracut (systemd in
+#                    the initramfs: systemd-cryptsetup unlocks with a
+#                    TPM2 token, which initramfs-tools' cryptroot in
+#                    Debian 12 cannot), with tpm2-tools
 # The system is made with mmdebstrap from Debian's archive (the machine's own
 # apt sources), with systemd, linux-image-amd64, initramfs-tools and what the
 # layout needs. It is then installed onto the disk by itself, as the Debian
@@ -29,12 +37,13 @@ set -euo pipefail
 # stdout is the image's path alone: everything else (mkfs, mmdebstrap, the
 # tools' chatter) goes to stderr
 exec 3>&1 1>&2
-layout=${1:?usage: tests/os/build.sh grub-lvm|sdboot}
+layout=${1:?usage: tests/os/build.sh grub-lvm|sdboot|luks-tpm}
 here=$(cd "$(dirname "$0")" && pwd)
 case $layout in
 grub-lvm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,lvm2,grub-efi-amd64 ;;
 sdboot) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,systemd-boot,dbus,zstd ;;
-*) echo "os: unknown layout '$layout' (grub-lvm, sdboot)" >&2; exit 2 ;;
+luks-tpm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,dracut,cryptsetup,tpm2-tools,e2fsprogs,dosfstools,systemd-boot,dbus,zstd ;;
+*) echo "os: unknown layout '$layout' (grub-lvm, sdboot, luks-tpm)" >&2; exit 2 ;;
 esac
 . "$here/../../scripts/cache.sh"
 lboot_cache os
@@ -102,6 +111,26 @@ EOT
 	mkdir -p "$r/etc/kernel"
 	echo "root=UUID=1b000008-0000-4000-8000-000000000008 ro console=ttyS0,115200 quiet" >"$r/etc/kernel/cmdline"
 	;;
+luks-tpm)
+	# the LUKS2 container's UUID (tests/os/install formats it); the
+	# initramfs opens it as "root" (systemd-cryptsetup-generator from
+	# rd.luks.name=, with a TPM2 token when one is enrolled, else the
+	# passphrase on the console); the system's crypttab says the same
+	cat >"$r/etc/fstab" <<EOT
+/dev/mapper/root  /          ext4  errors=remount-ro  0 1
+UUID=1B00-71C0  /boot/efi  vfat  umask=0077  0 1
+EOT
+	echo "root UUID=1b00c0de-0000-4000-8000-00000000c0de none luks,tpm2-device=auto" >"$r/etc/crypttab"
+	mkdir -p "$r/etc/kernel" "$r/etc/dracut.conf.d"
+	echo "rd.luks.name=1b00c0de-0000-4000-8000-00000000c0de=root rd.luks.options=tpm2-device=auto root=/dev/mapper/root ro console=ttyS0,115200 quiet" >"$r/etc/kernel/cmdline"
+	# a generic initramfs (no host-only: this host is not the machine),
+	# with systemd, cryptsetup and the TPM2 stack
+	cat >"$r/etc/dracut.conf.d/90-lboot-fixture.conf" <<EOT
+hostonly="no"
+add_dracutmodules+=" systemd crypt tpm2-tss "
+compress="zstd"
+EOT
+	;;
 esac
 # the initramfs as the installer's last step makes it, with the system's
 # fstab (root's fsck, LVM's tools: initramfs-tools' lvm2 hook); here, not in
@@ -109,8 +138,18 @@ esac
 # ten minutes under TCG
 echo "os: $layout: update-initramfs" >&2
 for m in dev dev/pts proc sys; do mkdir -p "$r/$m"; mount --bind "/$m" "$r/$m"; done
-chroot "$r" update-initramfs -u -k all >"$work/initramfs.log" 2>&1 ||
-	{ sed 's/^/os: | /' "$work/initramfs.log" >&2; exit 1; }
+case $layout in
+luks-tpm)
+	kver=$(ls "$r/lib/modules" | sort -V | tail -n1)
+	chroot "$r" dracut --force "/boot/initrd.img-$kver" "$kver" >"$work/initramfs.log" 2>&1 ||
+		{ sed 's/^/os: | /' "$work/initramfs.log" >&2; exit 1; }
+	echo "os: $layout: dracut: $(stat -c %s "$r/boot/initrd.img-$kver") bytes" >&2
+	;;
+*)
+	chroot "$r" update-initramfs -u -k all >"$work/initramfs.log" 2>&1 ||
+		{ sed 's/^/os: | /' "$work/initramfs.log" >&2; exit 1; }
+	;;
+esac
 for m in sys proc dev/pts dev; do umount "$r/$m"; done
 mkdir -p "$r/lboot-install"
 install -m 755 "$here/install" "$r/lboot-install/install"

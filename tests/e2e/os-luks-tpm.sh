@@ -1,0 +1,137 @@
+#!/bin/bash
+# A real installed Debian 12 whose root is LUKS2 (tests/os/build.sh
+# luks-tpm: systemd-boot and kernel-install, dracut's initramfs with
+# systemd-cryptsetup and the TPM2 stack), booted by stock OVMF and the
+# disk's own systemd-boot (the oracle) and by the LinuxBoot ROM (--tpm),
+# each machine with its own TPM (swtpm), each rebooting from the OS:
+#   boot 1: no TPM2 token yet: the OS's initramfs asks for the passphrase
+#           on the console (the test types it). The OS seals a key to its
+#           TPM as today's distributions do it: `systemd-cryptenroll
+#           --tpm2-device=auto --tpm2-pcrs=4+9+12` (the PCRs the loaders
+#           measure the kernel, initrd and command line into: lboot 4 and
+#           9; systemd-boot 12, the firmware 4, the kernel's EFI stub 9),
+#           and reboots.
+#   boot 2: the same entry: the initramfs unseals the key from the TPM
+#           and opens the disk with no passphrase.
+#   boot 3: the OS reboots into an admin's entry for the same kernel with
+#           one more command line argument (systemctl reboot
+#           --boot-loader-entry=lboot-second.conf): the PCRs differ, the
+#           seal stays shut and the passphrase prompt appears.
+# From inside the OS on boots 1 and 2 (the fixture's report unit): the same
+# command line, kernel, root (/dev/mapper/root), ESP and entry through
+# lboot as through systemd-boot.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rom-lib.sh"
+. "$(dirname "$0")/os-lib.sh"
+e2e_init os-luks-tpm
+[ "$(id -u)" = 0 ] || { skip "fixture" "building the installed system needs root"; exit 0; }
+for c in swtpm swtpm_setup tpm2_eventlog; do
+	command -v $c >/dev/null || { not_ok "$c missing (scripts/deps.sh installs it)"; exit 1; }
+done
+img=$("$E2E_ROOT/tests/os/build.sh" luks-tpm 2>"$T/build.log") && [ -f "$img" ] ||
+	{ sed 's/^/# /' "$T/build.log" | tail -30; not_ok "fixture: Debian 12, root on LUKS2 ('$img')"; exit 1; }
+ok "fixture: Debian 12 with systemd-boot, root on LUKS2, dracut's initramfs ($img)"
+
+MID=1b0c0ffee0000000000000000000f1a0   # the fixture's machine-id (build.sh)
+PASS=lboot-fixture-passphrase           # keyslot 0's (tests/os/install)
+PROMPT='Please enter passphrase for disk'
+mkdir -p "$T/ctl"
+cat >"$T/ctl/boot1" <<EOS
+PASSWORD=$PASS systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=4+9+12 /dev/vda2
+cryptsetup luksDump /dev/vda2 | sed -n '/^Tokens:/,/^Digests:/p' | sed 's/^/OS-LUKS: /'
+$OS_TPM_DUMP
+systemctl reboot
+EOS
+printf '%s\n' "$OS_TPM_DUMP" 'systemctl reboot --boot-loader-entry=lboot-second.conf' >"$T/ctl/boot2"
+mkpart_vfat "$T/ctl.img" 2 "$T/ctl" LBCTL 1BC7C7C9
+
+R=$T
+OS_TPM=1
+# expect_nth REGEX N SECONDS: the serial log has N lines matching REGEX
+# (expect finds the first anywhere in the log; these come again each boot)
+expect_nth() {
+	local end=$(( $(date +%s) + $3 ))
+	while [ "$(tr -d '\r' <"$T/serial.log" 2>/dev/null | grep -Ec -- "$1")" -lt "$2" ]; do
+		if ! kill -0 "$QEMU_PID" 2>/dev/null || [ "$(date +%s)" -ge "$end" ]; then
+			log "waited for /$1/ number $2 in vain"; return 1
+		fi
+		sleep 0.3
+	done
+}
+# each machine: boot 1 (type the passphrase, report), boot 2 (report: no
+# prompt may come first), boot 3 (the prompt; then the machine is stopped)
+luks_boots() {
+	expect_nth "$PROMPT" 1 600 && ok "$1: boot 1: the initramfs asks for the passphrase (no TPM2 token yet)" ||
+		not_ok "$1: boot 1: the initramfs asks for the passphrase"
+	sleep 1; send '%s\r' "$PASS"
+	expect_nth 'OS-REPORT: count=1' 1 600 && expect_nth '^OS-REPORT: done' 1 120 &&
+		ok "$1: boot 1: the OS is up ($(elapsed) s)" || not_ok "$1: boot 1: the OS is up"
+	expect_nth 'OS-REPORT: count=2' 1 600 && expect_nth '^OS-REPORT: done' 2 120 &&
+		ok "$1: boot 2: the OS is up ($(elapsed) s)" || not_ok "$1: boot 2: the OS is up"
+	expect_nth "$PROMPT" 2 600 && ok "$1: boot 3 (one more command line argument): the passphrase prompt ($(elapsed) s)" ||
+		not_ok "$1: boot 3 (one more command line argument): the passphrase prompt"
+	qemu_stop
+}
+OS_BOOTS=luks_boots
+rom_build "$T/lboot.rom" --tpm --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
+	--cmdline "$ROM_CMDLINE_TEST"
+t0=$SECONDS
+pair_begin
+(machine sdboot /usr/share/OVMF/OVMF_CODE_4M.fd /usr/share/OVMF/OVMF_VARS_4M.fd) &
+spid=$!
+(machine rom "$R/lboot.rom" "$R/lboot-vars.fd") || E2E_FAILED=1
+wait "$spid" || E2E_FAILED=1
+pair_end
+log "both machines, three boots each: $((SECONDS - t0)) s"
+
+# the serial log of boot N (0: before the first report) of machine M
+seg() { tr -d '\r' <"$R/serial-$1.log" | LC_ALL=C awk -v n="$2" '/OS-REPORT: count=/ { c = substr($0, index($0, "count=") + 6) + 0 } c == n'; }
+for b in sdboot rom; do
+	l=$(seg $b 1 | sed -n 's/^OS-LUKS: //p' | tr -s '\t ' '  ' | tr '\n' ' ')
+	if [[ $l =~ [0-9]+:\ systemd-tpm2\ .*tpm2-(hash-)?pcrs:\ 4\+9\+12\  ]]; then
+		ok "$b: systemd-cryptenroll sealed a key to PCRs 4+9+12 (the LUKS2 header's token: $l)"
+	else
+		not_ok "$b: no systemd-tpm2 token for PCRs 4+9+12 in the LUKS2 header ('$l')"
+	fi
+	# boot 2 comes up between the first and the second report
+	n=$(seg $b 1 | grep -c "$PROMPT")
+	[ "$n" = 0 ] && [ "$(field $b-2 root)" = /dev/mapper/root ] &&
+		ok "$b: boot 2: the TPM opened the disk, no passphrase asked" ||
+		not_ok "$b: boot 2: $n passphrase prompts, root '$(field $b-2 root)'"
+	n=$(seg $b 2 | grep -c "$PROMPT")
+	[ "$n" -ge 1 ] && ok "$b: boot 3: the seal stays shut after the command line changed" ||
+		not_ok "$b: boot 3: no passphrase prompt after the command line changed"
+done
+grep -q "lboot: default 'lboot fixture: second' chosen by EFI variable LoaderEntryOneShot=lboot-second.conf" "$R/serial-rom.log" &&
+	ok "boot 3: lboot takes the one-shot entry logind wrote" || not_ok "boot 3: lboot takes the one-shot entry logind wrote"
+for n in 1 2; do
+	for b in sdboot rom; do
+		[ "$(field $b-$n state)" = running ] && ok "$b boot $n: systemd reached a running system (no failed unit)" ||
+			not_ok "$b boot $n: systemd state is '$(field $b-$n state)', not running"
+	done
+	for f in cmdline uname root esp efi entry; do
+		s=$(field sdboot-$n $f) r=$(field rom-$n $f)
+		if [ -n "$s" ] && [ "$s" = "$r" ]; then
+			ok "boot $n: the OS sees the same $f through lboot as through systemd-boot: $s"
+		else
+			not_ok "boot $n: the OS sees a different $f: systemd-boot '$s', lboot '$r'"
+		fi
+	done
+done
+# the OS's measured boot: the event log replays to the PCRs, each machine
+for b in sdboot rom; do
+	for n in 1 2; do
+		if replay $b-$n; then
+			grep -q '^checked 14 bad 0$' "$R/$b-$n.replay" &&
+				ok "$b boot $n: the OS's TPM event log replays (tpm2_eventlog) to its PCRs" ||
+				{ not_ok "$b boot $n: the OS's TPM event log does not replay to its PCRs"; sed 's/^/# /' "$R/$b-$n.replay"; }
+		else
+			not_ok "$b boot $n: the OS printed a TPM event log tpm2_eventlog reads"
+		fi
+	done
+	# the PCRs sealed to are the same on boots 1 and 2 (what opened the seal)
+	a=$(seg $b 1 | grep -E '^OS-PCR: (4|9|12) ') c=$(seg $b 2 | grep -E '^OS-PCR: (4|9|12) ')
+	[ -n "$a" ] && [ "$a" = "$c" ] && ok "$b: PCRs 4, 9, 12 equal on boots 1 and 2" ||
+		not_ok "$b: PCRs 4, 9, 12 differ between boots 1 and 2"
+done
+e2e_done
