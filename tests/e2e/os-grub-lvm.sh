@@ -45,20 +45,7 @@ grep -q "lboot: kexec 'Debian GNU/Linux'" "$T/serial-rom.log" &&
 grep -q "lboot: kexec 'lboot fixture: second'" "$T/serial-rom.log" &&
 	ok "boot 2: lboot boots the entry grub-reboot named" || not_ok "boot 2: lboot boots the entry grub-reboot named"
 
-for n in 1 2; do
-	for b in grub rom; do
-		[ "$(field $b-$n state)" = running ] && ok "$b boot $n: systemd reached a running system (no failed unit)" ||
-			not_ok "$b boot $n: systemd state is '$(field $b-$n state)', not running"
-	done
-	for f in cmdline uname root boot efi; do
-		g=$(field grub-$n $f) r=$(field rom-$n $f)
-		if [ -n "$g" ] && [ "$g" = "$r" ]; then
-			ok "boot $n: the OS sees the same $f through lboot as through GRUB: $g"
-		else
-			not_ok "boot $n: the OS sees a different $f: GRUB '$g', lboot '$r'"
-		fi
-	done
-done
+for n in 1 2; do compare grub GRUB $n cmdline uname root boot efi; done
 case $(field rom-1 cmdline) in
 BOOT_IMAGE=/vmlinuz-*' root=/dev/mapper/lbdeb-root ro console=ttyS0,115200 quiet') ok "boot 1: GRUB's BOOT_IMAGE= first, then the entry's arguments" ;;
 *) not_ok "boot 1: command line '$(field rom-1 cmdline)'" ;;

@@ -79,12 +79,32 @@ os_boots() {
 	fi
 }
 
+# compare ORACLE LOADER N FIELD...: boot N under the oracle machine ORACLE
+# (its loader named LOADER in the checks) and under the ROM (machine rom):
+# systemd reached a running system under each, and each FIELD of the OS's
+# report is the same under both
+compare() {
+	local o=$1 name=$2 n=$3 b f a r
+	shift 3
+	for b in "$o" rom; do
+		[ "$(field $b-$n state)" = running ] && ok "$b boot $n: systemd reached a running system (no failed unit)" ||
+			not_ok "$b boot $n: systemd state is '$(field $b-$n state)', not running"
+	done
+	for f; do
+		a=$(field $o-$n $f) r=$(field rom-$n $f)
+		if [ -n "$a" ] && [ "$a" = "$r" ]; then
+			ok "boot $n: the OS sees the same $f through lboot as through $name: $a"
+		else
+			not_ok "boot $n: the OS sees a different $f: $name '$a', lboot '$r'"
+		fi
+	done
+}
 # replay NAME-N: the TPM event log the OS printed in boot N (the control
 # script's "OS-FILE: tpmlog" ... "OS-END", base64) through tpm2_eventlog
 # (tpm2-tools, on the host), compared with the sha256 PCRs the OS read from
 # sysfs ("OS-PCR: N VALUE"). Prints "checked K bad B" and a "mismatch"
-# line per difference into $R/NAME-N.replay; PCRs the log does not extend
-# must read zero.
+# line per difference into $R/NAME-N.replay (tests/e2e/pcr-replay.py); PCRs
+# the log does not extend must read zero.
 replay() {
 	local m=${1%-*} n=${1##*-} S=$R/$1.serial
 	# boot N's part of the machine's serial log
@@ -92,31 +112,7 @@ replay() {
 	LC_ALL=C sed -n '/^OS-FILE: tpmlog$/,/^OS-END$/p' "$S" | LC_ALL=C grep -E '^[A-Za-z0-9+/=]+$' |
 		base64 -d >"$R/$1.tpmlog" 2>/dev/null && [ -s "$R/$1.tpmlog" ] || return 1
 	tpm2_eventlog "$R/$1.tpmlog" >"$R/$1.yaml" 2>"$R/$1.eventlog.err" || return 1
-	python3 - "$R/$1.yaml" "$S" >"$R/$1.replay" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-replay, bank = {}, None
-for line in text[text.rfind('pcrs:'):].splitlines():
-    m = re.match(r'\s+(sha1|sha256|sha384|sha512):\s*$', line)
-    if m: bank = m.group(1); continue
-    m = re.match(r'\s+(\d+)\s*:\s*0x([0-9A-Fa-f]+)', line)
-    if m and bank == 'sha256': replay[int(m.group(1))] = m.group(2).lower()
-tpm = {}
-for line in open(sys.argv[2], errors='replace'):
-    m = re.match(r'OS-PCR: (\d+) ([0-9A-Fa-f]{64})$', line.strip())
-    if m: tpm[int(m.group(1))] = m.group(2).lower()
-n = bad = 0
-for p, v in sorted(tpm.items()):
-    n += 1
-    if replay.get(p, '0' * 64) != v:
-        bad += 1; print('mismatch', p, replay.get(p), v)
-ev = {}
-for e in re.split(r'\n- EventNum:', text)[1:]:
-    m = re.search(r'PCRIndex:\s*(\d+)', e)
-    if m: ev[int(m.group(1))] = ev.get(int(m.group(1)), 0) + 1
-print('checked', n, 'bad', bad)
-print('events', ' '.join('%d:%d' % kv for kv in sorted(ev.items())))
-PY
+	python3 "$E2E_ROOT/tests/e2e/pcr-replay.py" "$R/$1.yaml" "$S" >"$R/$1.replay"
 }
 # the control script's lines that print what replay reads
 OS_TPM_DUMP='for n in 0 1 2 3 4 5 6 7 8 9 11 12 13 14; do echo "OS-PCR: $n $(cat /sys/class/tpm/tpm0/pcr-sha256/$n)"; done

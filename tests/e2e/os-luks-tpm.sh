@@ -104,20 +104,7 @@ for b in sdboot rom; do
 done
 grep -q "lboot: default 'lboot fixture: second' chosen by EFI variable LoaderEntryOneShot=lboot-second.conf" "$R/serial-rom.log" &&
 	ok "boot 3: lboot takes the one-shot entry logind wrote" || not_ok "boot 3: lboot takes the one-shot entry logind wrote"
-for n in 1 2; do
-	for b in sdboot rom; do
-		[ "$(field $b-$n state)" = running ] && ok "$b boot $n: systemd reached a running system (no failed unit)" ||
-			not_ok "$b boot $n: systemd state is '$(field $b-$n state)', not running"
-	done
-	for f in cmdline uname root esp efi entry; do
-		s=$(field sdboot-$n $f) r=$(field rom-$n $f)
-		if [ -n "$s" ] && [ "$s" = "$r" ]; then
-			ok "boot $n: the OS sees the same $f through lboot as through systemd-boot: $s"
-		else
-			not_ok "boot $n: the OS sees a different $f: systemd-boot '$s', lboot '$r'"
-		fi
-	done
-done
+for n in 1 2; do compare sdboot systemd-boot $n cmdline uname root esp efi entry; done
 # the OS's measured boot: the event log replays to the PCRs, each machine
 for b in sdboot rom; do
 	for n in 1 2; do

@@ -89,20 +89,7 @@ grep -q "lboot: default 'lboot fixture: second' chosen by EFI variable LoaderEnt
 	ok "boot 2: lboot takes the one-shot entry logind wrote (LoaderEntryOneShot=lboot-second.conf)" ||
 	not_ok "boot 2: lboot takes the one-shot entry logind wrote (LoaderEntryOneShot=lboot-second.conf)"
 
-for n in 1 2 3; do
-	for b in sdboot rom; do
-		[ "$(field $b-$n state)" = running ] && ok "$b boot $n: systemd reached a running system (no failed unit)" ||
-			not_ok "$b boot $n: systemd state is '$(field $b-$n state)', not running"
-	done
-	for f in cmdline uname root esp efi entry; do
-		s=$(field sdboot-$n $f) r=$(field rom-$n $f)
-		if [ -n "$s" ] && [ "$s" = "$r" ]; then
-			ok "boot $n: the OS sees the same $f through lboot as through systemd-boot: $s"
-		else
-			not_ok "boot $n: the OS sees a different $f: systemd-boot '$s', lboot '$r'"
-		fi
-	done
-done
+for n in 1 2 3; do compare sdboot systemd-boot $n cmdline uname root esp efi entry; done
 # what the entries say (not only equal to the oracle: the right ones)
 ver=$(field rom-1 uname)
 case $(field rom-1 cmdline) in
