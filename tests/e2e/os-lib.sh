@@ -103,7 +103,7 @@ compare() {
 # script's "OS-FILE: tpmlog" ... "OS-END", base64) through tpm2_eventlog
 # (tpm2-tools, on the host), compared with the sha256 PCRs the OS read from
 # sysfs ("OS-PCR: N VALUE"). Prints "checked K bad B" and a "mismatch"
-# line per difference into $R/NAME-N.replay (tests/e2e/pcr-replay.py); PCRs
+# line per difference into $R/NAME-N.replay (tests/e2e/tcg-replay.py); PCRs
 # the log does not extend must read zero.
 replay() {
 	local m=${1%-*} n=${1##*-} S=$R/$1.serial
@@ -112,7 +112,7 @@ replay() {
 	LC_ALL=C sed -n '/^OS-FILE: tpmlog$/,/^OS-END$/p' "$S" | LC_ALL=C grep -E '^[A-Za-z0-9+/=]+$' |
 		base64 -d >"$R/$1.tpmlog" 2>/dev/null && [ -s "$R/$1.tpmlog" ] || return 1
 	tpm2_eventlog "$R/$1.tpmlog" >"$R/$1.yaml" 2>"$R/$1.eventlog.err" || return 1
-	python3 "$E2E_ROOT/tests/e2e/pcr-replay.py" "$R/$1.yaml" "$S" >"$R/$1.replay"
+	python3 "$E2E_ROOT/tests/e2e/tcg-replay.py" "$R/$1.yaml" "$S" 0,1,2,3,4,5,6,7,8,9,11,12,13,14 --events >"$R/$1.replay"
 }
 # the control script's lines that print what replay reads
 OS_TPM_DUMP='for n in 0 1 2 3 4 5 6 7 8 9 11 12 13 14; do echo "OS-PCR: $n $(cat /sys/class/tpm/tpm0/pcr-sha256/$n)"; done
