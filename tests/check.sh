@@ -9,8 +9,8 @@
 # prints none of those lines at all (even with exit 0).
 # Ends with "N passed, N failed, N skipped"; exits 0 only with no failure
 # and at least one pass. LBOOT_CHECK_ONLY=regex limits what runs;
-# LBOOT_CHECK_JOBS=N runs the host tests and the QEMU scenarios in N lanes
-# (below; default 2 on two cores or more).
+# LBOOT_CHECK_JOBS=N runs the unit, fuzz and host tests, then the QEMU
+# scenarios, in N lanes (below; default 2 on two cores or more).
 # Every program runs under a bound (LBOOT_CHECK_BOUND seconds, default: 600
 # for unit and fuzz, 900 for host, 1800 for e2e): a test that hangs (a server
 # child nobody connects to, a QEMU that never prints its marker past its own
@@ -75,11 +75,6 @@ tally() {
 }
 
 selected() { [ -z "$LBOOT_CHECK_ONLY" ] || [[ $1 =~ $LBOOT_CHECK_ONLY ]]; }
-run() { # name cmd...
-	selected "$1" || return 0
-	exec_one "$@"
-	tally "$1"
-}
 
 # The arm64 firmware kernel (kernel/build.sh --arch arm64: about 20 CPU
 # minutes, once; then the cache answers): on a machine without it, built in
@@ -95,51 +90,58 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -z "$LBOOT_SKIP_E2E" ]; then
 	done
 fi
 
-for t in build/tests/test_*; do
-	[ -x "$t" ] && run "unit/${t##*/test_}" "$t"
-done
-for t in build/tests/fuzz_*; do
-	[ -x "$t" ] || continue
-	n=${t##*/fuzz_}
-	run "fuzz/$n" "$t" "fuzz/corpus/$n"
-done
+# run_named NAME: the test program behind a name, under exec_one
+run_named() {
+	case $1 in
+	unit/*) exec_one "$1" "build/tests/test_${1#unit/}" ;;
+	fuzz/*) exec_one "$1" "build/tests/fuzz_${1#fuzz/}" "fuzz/corpus/${1#fuzz/}" ;;
+	*) exec_one "$1" bash "tests/$1.sh" ;;
+	esac
+}
 # lane QUEUE: take the next name from QUEUE (one per line, shared by the
-# lanes under a lock) and run it (tests/NAME.sh) until QUEUE is empty
+# lanes under a lock) and run it until QUEUE is empty
 lane() {
 	local q=$1 name
 	while :; do
 		name=$( { flock 8; n=$(head -n1 "$q"); [ -n "$n" ] && sed -i 1d "$q"; echo "$n"; } 8>"$q.lock")
 		[ -n "$name" ] || return 0
-		exec_one "$name" bash "tests/$name.sh"
+		run_named "$name"
 		echo "  $name ended ($(cat "$logdir/${name//\//_}.log.secs") s)"
 	done
 }
 jobs=${LBOOT_CHECK_JOBS:-$(( $(nproc) >= 2 ? 2 : 1 ))}
-# The host tool tests, in the same lanes (each has its own directory, its
-# own network namespace, ports the kernel picks). The targets some of them
-# make (the DXE driver, coreboot's ROM, the arm64 builds) are made first,
-# here, once: two lanes must not make the same file at the same time.
-host=()
+# The unit tests, the fuzz corpus replays and the host tool tests, in the
+# same lanes (each test has its own directory, its own network namespace,
+# ports the kernel picks). The targets some host tests make (the DXE
+# driver, coreboot's ROM, the arm64 builds) are made first, here, once: two
+# lanes must not make the same file at the same time.
+pre=() nhost=0
+for t in build/tests/test_*; do
+	[ -x "$t" ] && selected "unit/${t##*/test_}" && pre+=("unit/${t##*/test_}")
+done
+for t in build/tests/fuzz_*; do
+	[ -x "$t" ] && selected "fuzz/${t##*/fuzz_}" && pre+=("fuzz/${t##*/fuzz_}")
+done
 for t in tests/host/*.sh; do
 	case $t in *lib.sh) continue ;; esac
-	[ -f "$t" ] && selected "host/$(basename "$t" .sh)" && host+=("host/$(basename "$t" .sh)")
+	[ -f "$t" ] && selected "host/$(basename "$t" .sh)" && pre+=("host/$(basename "$t" .sh)") && nhost=$((nhost + 1))
 done
-if [ "${#host[@]}" -gt 1 ] && [ "$jobs" -gt 1 ]; then
-	echo "host: ${#host[@]} tests in $jobs lanes"
-	{
+if [ "${#pre[@]}" -gt 1 ] && [ "$jobs" -gt 1 ]; then
+	echo "unit, fuzz, host: ${#pre[@]} tests in $jobs lanes"
+	[ "$nhost" = 0 ] || {
 		make -s build/dxe/lbootdxe.efi build/coreboot/q35.rom
 		if command -v aarch64-linux-gnu-gcc >/dev/null; then
 			make -s build/arm64/lbootdxe.efi build/arm64/lboot-target
 		fi
 	} >"$logdir/host-prepare.log" 2>&1 || echo "host: a shared build failed (the tests that need it will say why)"
-	printf '%s\n' "${host[@]}" >"$logdir/host.queue"
+	printf '%s\n' "${pre[@]}" >"$logdir/pre.queue"
 	# (their own pids: the background arm64 kernel build goes on)
 	lanes=()
-	for _ in $(seq "$jobs"); do lane "$logdir/host.queue" & lanes+=($!); done
+	for _ in $(seq "$jobs"); do lane "$logdir/pre.queue" & lanes+=($!); done
 	wait "${lanes[@]}"
-	for n in "${host[@]}"; do tally "$n"; done
+	for n in "${pre[@]}"; do tally "$n"; done
 else
-	for n in "${host[@]}"; do exec_one "$n" bash "tests/$n.sh"; tally "$n"; done
+	for n in "${pre[@]}"; do run_named "$n"; tally "$n"; done
 fi
 # The QEMU scenarios, in LBOOT_CHECK_JOBS lanes side by side (default 2
 # when the machine has two cores or more, else 1): each scenario is one QEMU

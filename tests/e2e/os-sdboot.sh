@@ -16,6 +16,9 @@
 #           multi-user: the loader tries it three times (each try renames
 #           its entry +3 -> +2-1 -> +1-2 -> +0-3 on the ESP), then falls
 #   boot 3: back to the previous kernel; the OS powers off.
+#           In make check only the ROM's machine goes on after boot 2 (the
+#           oracle's would take four more boots: OS_ORACLE_UPDATE=1 runs
+#           them; systemd-boot passed the same checks when it did).
 # From inside the OS each time (the fixture's lboot-report unit, once the
 # system is up): the state systemd reached, /proc/cmdline word for word
 # (systemd-boot's initrd= words included), the kernel it runs, the root and
@@ -42,7 +45,7 @@ printf '%s\n' "$OS_TPM_DUMP" 'systemctl reboot --boot-loader-entry=lboot-second.
 # (its files in /boot, then /etc/kernel/postinst.d: systemd-boot's hook
 # runs kernel-install add), with boot counting on (/etc/kernel/tries: the
 # entry is MID-VERSION+3.conf); the new version never reaches multi-user
-# (its entry's options end `init=/bin/false panic=5`: the kernel panics at
+# (its entry's options end `init=/bin/false panic=1`: the kernel panics at
 # init and resets the machine). The version is the running one's with ABI
 # 99 (same kernel, initramfs-tools' initrd copied: mkinitramfs under TCG
 # takes ten minutes), newer by version order, so the loader's default.
@@ -54,7 +57,7 @@ cp /boot/vmlinuz-$ver /boot/vmlinuz-$new
 cp /boot/initrd.img-$ver /boot/initrd.img-$new
 echo 3 >/etc/kernel/tries
 cp /etc/kernel/cmdline /run/cmdline.keep
-echo "$(cat /run/cmdline.keep) init=/bin/false panic=5" >/etc/kernel/cmdline
+echo "$(cat /run/cmdline.keep) init=/bin/false panic=1" >/etc/kernel/cmdline
 /etc/kernel/postinst.d/zz-systemd-boot $new /boot/vmlinuz-$new
 cp /run/cmdline.keep /etc/kernel/cmdline
 ls /boot/efi/loader/entries | sed 's/^/OS-ENTRIES-2: /'
@@ -68,6 +71,10 @@ R=$T
 OS_TPM=1
 OS_BOOT2="systemctl reboot --boot-loader-entry="
 OS_BOOT3="a kernel update whose kernel never reaches multi-user (+3 tries)"
+# the oracle's machine stops after boot 2 in make check (its budget: the
+# cycle is four more boots); OS_ORACLE_UPDATE=1 runs it there too
+OS_BOOT3_ON=rom
+[ -z "${OS_ORACLE_UPDATE:-}" ] || OS_BOOT3_ON="rom sdboot"
 
 # the two machines side by side (one vCPU each): stock OVMF with the disk's
 # own systemd-boot (EFI/BOOT/BOOTX64.EFI, no Boot#### entry), and the
@@ -89,7 +96,13 @@ grep -q "lboot: default 'lboot fixture: second' chosen by EFI variable LoaderEnt
 	ok "boot 2: lboot takes the one-shot entry logind wrote (LoaderEntryOneShot=lboot-second.conf)" ||
 	not_ok "boot 2: lboot takes the one-shot entry logind wrote (LoaderEntryOneShot=lboot-second.conf)"
 
-for n in 1 2 3; do compare sdboot systemd-boot $n cmdline uname root esp efi entry; done
+for n in 1 2; do compare sdboot systemd-boot $n cmdline uname root esp efi entry; done
+if [[ $OS_BOOT3_ON == *sdboot* ]]; then
+	compare sdboot systemd-boot 3 cmdline uname root esp efi entry
+else
+	[ "$(field rom-3 state)" = running ] && ok "rom boot 3: systemd reached a running system (no failed unit)" ||
+		not_ok "rom boot 3: systemd state is '$(field rom-3 state)', not running"
+fi
 # what the entries say (not only equal to the oracle: the right ones)
 ver=$(field rom-1 uname)
 case $(field rom-1 cmdline) in
@@ -130,9 +143,9 @@ grep -q "lboot: measured 'Debian GNU/Linux 12 (bookworm)'" "$R/serial-rom.log" &
 	ok "lboot measured the installed system's entry" || not_ok "lboot measured the installed system's entry"
 
 # the kernel update cycle (boots 3 to 5 the new kernel's tries, then the
-# previous kernel), under each loader
+# previous kernel), under each loader that ran it
 new=$(echo "$ver" | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
-for b in sdboot rom; do
+for b in $OS_BOOT3_ON; do
 	sl=$R/serial-$b.log
 	e2=$(tr -d '\r' <"$sl" | sed -n 's/^OS-ENTRIES-2: //p' | tr '\n' ' ')
 	e3=$(tr -d '\r' <"$sl" | sed -n 's/^OS-ENTRIES-3: //p' | tr '\n' ' ')
