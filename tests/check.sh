@@ -180,7 +180,7 @@ if [ -z "$LBOOT_SKIP_E2E" ]; then
 		wait
 		for n in "${e2e[@]}"; do tally "$n"; done
 	else
-		for n in "${e2e[@]}"; do exec_one "$n" bash "tests/$n.sh"; tally "$n"; done
+		for n in "${e2e[@]}"; do run_named "$n"; tally "$n"; done
 	fi
 fi
 [ ${#skips[@]} -gt 0 ] && echo "with skips: ${skips[*]}"

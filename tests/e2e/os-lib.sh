@@ -17,25 +17,37 @@
 #                      (OS_BOOT3_WAIT seconds, default 1200: boots that
 #                      never reach it may come between);
 #                      R is the scenario's directory ($T after e2e_init)
-#   pair_begin / pair_end   around a scenario's two machines side by side:
-#                      one such pair at a time on this host (a lock in
-#                      build/), so that two installed-system scenarios in
-#                      two lanes do not run four TCG machines on two cores
-#                      (each boot then took over 600 s and timed out)
+#   machines ORACLE [MKROM-ARG...]   the ROM, then both machines (below)
 report() {
 	tr -d '\r' <"$T/serial.log" | LC_ALL=C sed -n 's/^.*\(OS-REPORT: .*\)$/\1/p' |
 		LC_ALL=C awk -v d="$R/$1" '/^OS-REPORT: count=/ { n = substr($0, 18) } n { print > (d "-" n ".report") }'
 }
 field() { [ -f "$R/$1.report" ] && sed -n "s/^OS-REPORT: $2=//p" "$R/$1.report" | head -n1; }
 lines() { [ -f "$R/$1.report" ] && sed -n "s/^OS-REPORT: $2: //p" "$R/$1.report"; }
-pair_begin() {
+# machines ORACLE [MKROM-ARG...]: the ROM ($R/lboot.rom: lboot's kernel and
+# initramfs, the test command line, the arguments given) and the scenario's
+# two machines side by side (one vCPU each): ORACLE, stock OVMF booting the
+# disk's own loader (EFI/BOOT/BOOTX64.EFI, no Boot#### entry), and rom. One
+# such pair at a time on this host (a lock in build/): two installed-system
+# scenarios in two lanes would run four TCG machines on two cores (each
+# boot then took over 600 s and timed out)
+machines() {
+	local o=$1 opid t0=$SECONDS
+	shift
+	rom_build "$R/lboot.rom" "$@" --kernel "$OUT/bzImage" --initrd "$OUT/initramfs.cpio.xz" \
+		--cmdline "$ROM_CMDLINE_TEST"
 	exec 9>>"$E2E_ROOT/build/os-pair.lock"
-	local t0=$SECONDS
 	# bounded: a pair takes minutes; after 40 go on side by side
-	flock -w 2400 9 || echo "# os: another scenario's machines still run after $((SECONDS - t0)) s; going on"
-	[ $((SECONDS - t0)) -lt 5 ] || echo "# os: waited $((SECONDS - t0)) s for another scenario's machines"
+	flock -w 2400 9 || log "another scenario's machines still run after $((SECONDS - t0)) s; going on"
+	[ $((SECONDS - t0)) -lt 5 ] || log "waited $((SECONDS - t0)) s for another scenario's machines"
+	t0=$SECONDS
+	(machine "$o" /usr/share/OVMF/OVMF_CODE_4M.fd /usr/share/OVMF/OVMF_VARS_4M.fd) &
+	opid=$!
+	(machine rom "$R/lboot.rom" "$R/lboot-vars.fd") || E2E_FAILED=1
+	wait "$opid" || E2E_FAILED=1
+	flock -u 9 2>/dev/null; exec 9>&-
+	log "both machines: $((SECONDS - t0)) s"
 }
-pair_end() { flock -u 9 2>/dev/null; exec 9>&-; }
 machine() {
 	T=$R/$1
 	mkdir -p "$T"
