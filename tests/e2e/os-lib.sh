@@ -8,7 +8,8 @@
 #   field NAME-N KEY   the value of OS-REPORT: KEY=VALUE in that report
 #   lines NAME-N KEY   the lines OS-REPORT: KEY: ... of that report
 #   machine NAME FIRMWARE VARS   one machine, both boots, in a subshell:
-#                      the disk $img and the control disk $R/ctl.img;
+#                      the disk $img (and $img2 when set: a second
+#                      disk of the system) and the control disk $R/ctl.img;
 #                      OS_BOOT2 names what made boot 2 in its check's name;
 #                      OS_TPM=1: a TPM 2.0 (swtpm, CRB) of its own;
 #                      QMP on $T/qmp.sock (reset, below);
@@ -66,8 +67,10 @@ machine() {
 		for _ in $(seq 50); do [ -S "$T/tpm.sock" ] && break; sleep 0.1; done
 		tpm=(-chardev "socket,id=chrtpm,path=$T/tpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0)
 	fi
+	local disk2=()
+	[ -z "${img2:-}" ] || disk2=(-drive "file=$img2,format=raw,if=virtio,snapshot=on")
 	E2E_REBOOT=1 E2E_FIRMWARE=$2 E2E_VARS=$3 qemu_start \
-		-drive "file=$img,format=raw,if=virtio,snapshot=on" -drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on" \
+		-drive "file=$img,format=raw,if=virtio,snapshot=on" "${disk2[@]}" -drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on" \
 		-qmp "unix:$T/qmp.sock,server=on,wait=off" "${tpm[@]}"
 	local watch=
 	if [ "$1" != rom ]; then stall_watch & watch=$!; fi

@@ -17,6 +17,15 @@
 #                    the initramfs: systemd-cryptsetup unlocks with a
 #                    TPM2 token, which initramfs-tools' cryptroot in
 #                    Debian 12 cannot), with tpm2-tools
+#         btrfs-md   two disks, each GPT: an ESP (vfat; the first at
+#                    /boot/efi, the second a copy, as admins keep one on
+#                    each mirror) and a member of an MD RAID1 (mdadm,
+#                    metadata 1.2, the Debian installer's default); on the
+#                    array btrfs with subvolumes @ (root, /boot a directory
+#                    in it, as Ubuntu lays it out) and @home (/home); GRUB
+#                    as grub-lvm (its grub.cfg at /@/boot/grub/grub.cfg,
+#                    rootflags=subvol=@). Prints the first disk's path; the
+#                    second is disk2.img beside it
 # The system is made with mmdebstrap from Debian's archive (the machine's own
 # apt sources), with systemd, linux-image-amd64, initramfs-tools and what the
 # layout needs. It is then installed onto the disk by itself, as the Debian
@@ -37,13 +46,14 @@ set -euo pipefail
 # stdout is the image's path alone: everything else (mkfs, mmdebstrap, the
 # tools' chatter) goes to stderr
 exec 3>&1 1>&2
-layout=${1:?usage: tests/os/build.sh grub-lvm|sdboot|luks-tpm}
+layout=${1:?usage: tests/os/build.sh grub-lvm|sdboot|luks-tpm|btrfs-md}
 here=$(cd "$(dirname "$0")" && pwd)
 case $layout in
-grub-lvm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,lvm2,grub-efi-amd64 ;;
+# (grub-lvm and btrfs-md share one bootstrap: one package list)
+grub-lvm|btrfs-md) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,lvm2,grub-efi-amd64,btrfs-progs,mdadm ;;
 sdboot) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,systemd-boot,dbus,zstd ;;
 luks-tpm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,dracut,cryptsetup,tpm2-tools,e2fsprogs,dosfstools,systemd-boot,dbus,zstd ;;
-*) echo "os: unknown layout '$layout' (grub-lvm, sdboot, luks-tpm)" >&2; exit 2 ;;
+*) echo "os: unknown layout '$layout' (grub-lvm, sdboot, luks-tpm, btrfs-md)" >&2; exit 2 ;;
 esac
 . "$here/../../scripts/cache.sh"
 lboot_cache os
@@ -131,6 +141,22 @@ add_dracutmodules+=" systemd crypt tpm2-tss "
 compress="zstd"
 EOT
 	;;
+btrfs-md)
+	cat >"$r/etc/fstab" <<EOT
+UUID=1b00b7f5-0000-4000-8000-00000000b7f5  /          btrfs  defaults,subvol=@      0 0
+UUID=1b00b7f5-0000-4000-8000-00000000b7f5  /home      btrfs  defaults,subvol=@home  0 0
+UUID=1B00-71D0  /boot/efi  vfat  umask=0077  0 1
+EOT
+	# the array as the installer records it (tests/os/install creates it
+	# with this UUID): the initramfs's mdadm assembles it by this line
+	cat >"$r/etc/mdadm/mdadm.conf" <<EOT
+HOMEHOST <system>
+MAILADDR root
+ARRAY /dev/md/root metadata=1.2 UUID=1b00a4d1:00004000:80000000:0000a4d1 name=lboot-fixture:root
+EOT
+	sed -i -e 's/^GRUB_TIMEOUT=.*/GRUB_TIMEOUT=1/' \
+		-e 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="console=ttyS0,115200"/' "$r/etc/default/grub"
+	;;
 esac
 # the initramfs as the installer's last step makes it, with the system's
 # fstab (root's fsck, LVM's tools: initramfs-tools' lvm2 hook); here, not in
@@ -161,12 +187,17 @@ echo "os: $layout: installer root filesystem" >&2
 mkfs.ext4 -q -F -L installer -d "$r" "$work/installer.img" 2G
 rm -rf "$r"
 truncate -s 3G "$work/disk.img"
+disk2=()
+if [ "$layout" = btrfs-md ]; then
+	truncate -s 3G "$work/disk2.img"
+	disk2=(-drive file="$work/disk2.img",format=raw,if=virtio)
+fi
 echo "os: $layout: installing in QEMU (the system's own kernel; a few minutes under TCG)" >&2
 timeout 1500 qemu-system-x86_64 -accel tcg -machine q35 -smp 2 -m 2048 -display none -no-reboot \
 	-kernel "$work/vmlinuz" -initrd "$work/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0,115200 panic=-1 init=/lboot-install/install lboot-install.layout=$layout" \
 	-drive file="$work/installer.img",format=raw,if=virtio \
-	-drive file="$work/disk.img",format=raw,if=virtio \
+	-drive file="$work/disk.img",format=raw,if=virtio "${disk2[@]}" \
 	-serial file:"$work/install.log" -monitor none </dev/null || true
 if ! grep -q '^LBOOT-INSTALL: done' "$work/install.log"; then
 	echo "os: $layout: the installer did not finish; its last lines:" >&2
@@ -175,6 +206,7 @@ if ! grep -q '^LBOOT-INSTALL: done' "$work/install.log"; then
 fi
 mkdir -p "$dir.tmp"
 mv "$work/disk.img" "$dir.tmp/disk.img"
+[ ! -f "$work/disk2.img" ] || mv "$work/disk2.img" "$dir.tmp/disk2.img"
 tr -d '\r' <"$work/install.log" >"$dir.tmp/install.log"
 rm -rf "$dir"; mv "$dir.tmp" "$dir"
 echo "os: $layout: built $dir/disk.img in $((SECONDS - start)) s" >&2
