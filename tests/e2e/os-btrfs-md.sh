@@ -32,16 +32,12 @@ ok "fixture: Debian 12, btrfs subvolumes @ and @home on an MD RAID1 of two disks
 U=1b00b7f5-0000-4000-8000-00000000b7f5   # the btrfs (build.sh)
 
 mkdir -p "$T/ctl"
-cat >"$T/ctl/boot1" <<'EOS'
-set -e
-ver=$(uname -r)
-new=$(echo "$ver" | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
-cp /boot/vmlinuz-$ver /boot/vmlinuz-$new
-cp /boot/initrd.img-$ver /boot/initrd.img-$new
+{ echo 'set -e'; printf '%s\n' "$OS_NEW_KERNEL"; cat <<'EOS'
 sed -i 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="console=ttyS0,115200 lboot-fixture=updated"/' /etc/default/grub
 update-grub
 systemctl reboot
 EOS
+} >"$T/ctl/boot1"
 mkpart_vfat "$T/ctl.img" 2 "$T/ctl" LBCTL 1BC7C7C7
 
 R=$T

@@ -193,3 +193,15 @@ replay() {
 # the control script's lines that print what replay reads
 OS_TPM_DUMP='for n in 0 1 2 3 4 5 6 7 8 9 11 12 13 14; do echo "OS-PCR: $n $(cat /sys/class/tpm/tpm0/pcr-sha256/$n)"; done
 echo "OS-FILE: tpmlog"; base64 /sys/kernel/security/tpm0/binary_bios_measurements; echo "OS-END"'
+# the control script's lines that install a newer kernel version the way a
+# kernel package lays its files into /boot: the running kernel under ABI 99
+# (the same kernel, its initrd copied: mkinitramfs under TCG takes ten
+# minutes), newer by version order; $ver and $new name the two versions.
+# The distribution's hook (update-grub, kernel-install) is the script's
+OS_NEW_KERNEL=$(cat <<'EOS'
+ver=$(uname -r)
+new=$(echo "$ver" | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
+cp /boot/vmlinuz-$ver /boot/vmlinuz-$new
+cp /boot/initrd.img-$ver /boot/initrd.img-$new
+EOS
+)

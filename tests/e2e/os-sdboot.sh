@@ -47,14 +47,8 @@ printf '%s\n' "$OS_TPM_DUMP" 'systemctl reboot --boot-loader-entry=lboot-second.
 # entry is MID-VERSION+3.conf); the new version never reaches multi-user
 # (its entry's options end `init=/bin/false panic=1`: the kernel panics at
 # init and resets the machine). The version is the running one's with ABI
-# 99 (same kernel, initramfs-tools' initrd copied: mkinitramfs under TCG
-# takes ten minutes), newer by version order, so the loader's default.
-cat >"$T/ctl/boot2" <<'EOS'
-set -e
-ver=$(uname -r)
-new=$(echo "$ver" | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
-cp /boot/vmlinuz-$ver /boot/vmlinuz-$new
-cp /boot/initrd.img-$ver /boot/initrd.img-$new
+# 99 (OS_NEW_KERNEL), newer by version order, so the loader's default.
+{ echo 'set -e'; printf '%s\n' "$OS_NEW_KERNEL"; cat <<'EOS'
 echo 3 >/etc/kernel/tries
 cp /etc/kernel/cmdline /run/cmdline.keep
 echo "$(cat /run/cmdline.keep) init=/bin/false panic=1" >/etc/kernel/cmdline
@@ -63,6 +57,7 @@ cp /run/cmdline.keep /etc/kernel/cmdline
 ls /boot/efi/loader/entries | sed 's/^/OS-ENTRIES-2: /'
 systemctl reboot
 EOS
+} >"$T/ctl/boot2"
 # boot 3 (after three tries of the new kernel): what the ESP holds now
 printf '%s\n' "ls /boot/efi/loader/entries | sed 's/^/OS-ENTRIES-3: /'" 'systemctl poweroff' >"$T/ctl/boot3"
 mkpart_vfat "$T/ctl.img" 2 "$T/ctl" LBCTL 1BC7C7C8
