@@ -50,7 +50,7 @@ tr -d '\r' <"$S" | grep -Eq 'lboot: md[0-9]+: RAID1 \(1\.2\) assembled read-only
 grep -Eq "lboot: found /dev/md[0-9]+ btrfs uuid=$U label=root" "$S" &&
 	ok "lboot finds the btrfs on the array" || not_ok "lboot finds the btrfs on the array"
 # the version boot 1 installed (its uname under ABI 99)
-NEW=$(field rom-1 uname | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
+NEW=$(new_version "$(field rom-1 uname)")
 k=$(grep -a "lboot: kexec 'Debian GNU/Linux' kernel=/@/boot/vmlinuz-" "$S" | sed 's/.*kernel=\([^ ]*\) initrd=\([^ ]*\) .*/\1 \2/')
 case $k in
 *-amd64" "*-amd64$'\n'"/@/boot/vmlinuz-$NEW /@/boot/initrd.img-$NEW")
@@ -69,8 +69,10 @@ case $(field rom-2 cmdline) in
 	ok "boot 2: the newer kernel and the command line update-grub wrote in boot 1" ;;
 *) not_ok "boot 2: command line '$(field rom-2 cmdline)'" ;;
 esac
-[ "$(field rom-1 root)" = "$(field rom-1 root | sed -n 's|^/dev/md[0-9]*\[/@\]$|&|p')" ] && [ -n "$(field rom-1 root)" ] &&
-	ok "root is subvolume @ on the array: $(field rom-1 root)" || not_ok "root is '$(field rom-1 root)'"
+case $(field rom-1 root) in
+/dev/md[0-9]*'[/@]') ok "root is subvolume @ on the array: $(field rom-1 root)" ;;
+*) not_ok "root is '$(field rom-1 root)'" ;;
+esac
 case $(field rom-1 home) in
 /dev/md*'[/@home]') ok "/home is subvolume @home: $(field rom-1 home)" ;;
 *) not_ok "/home is '$(field rom-1 home)'" ;;

@@ -198,10 +198,10 @@ echo "OS-FILE: tpmlog"; base64 /sys/kernel/security/tpm0/binary_bios_measurement
 # (the same kernel, its initrd copied: mkinitramfs under TCG takes ten
 # minutes), newer by version order; $ver and $new name the two versions.
 # The distribution's hook (update-grub, kernel-install) is the script's
-OS_NEW_KERNEL=$(cat <<'EOS'
-ver=$(uname -r)
-new=$(echo "$ver" | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
-cp /boot/vmlinuz-$ver /boot/vmlinuz-$new
-cp /boot/initrd.img-$ver /boot/initrd.img-$new
-EOS
-)
+OS_NEW_SED='s/^\([0-9.]*\)-[0-9]*-/\1-99-/'
+OS_NEW_KERNEL="ver=\$(uname -r)
+new=\$(echo \"\$ver\" | sed '$OS_NEW_SED')
+cp /boot/vmlinuz-\$ver /boot/vmlinuz-\$new
+cp /boot/initrd.img-\$ver /boot/initrd.img-\$new"
+# new_version VERSION: the version OS_NEW_KERNEL installs beside VERSION
+new_version() { echo "$1" | sed "$OS_NEW_SED"; }

@@ -128,7 +128,7 @@ grep -q "lboot: measured 'Debian GNU/Linux 12 (bookworm)'" "$R/serial-rom.log" &
 
 # the kernel update cycle (boots 3 to 5 the new kernel's tries, then the
 # previous kernel), under each loader that ran it
-new=$(echo "$ver" | sed 's/^\([0-9.]*\)-[0-9]*-/\1-99-/')
+new=$(new_version "$ver")
 for b in $OS_BOOT3_ON; do
 	sl=$R/serial-$b.log
 	e2=$(tr -d '\r' <"$sl" | sed -n 's/^OS-ENTRIES-2: //p' | tr '\n' ' ')
