@@ -235,7 +235,10 @@ EOC
 # $T/serial.ts gets each line with the host time it arrived (e2e_stamp).
 qemu_start() {
 	local -a base
-	rm -f "$T/serial.in" "$T/serial.out" "$T/serial.log"
+	# E2E_RESTART=1: the same machine powered on again (its serial log
+	# appended to, its variable store kept)
+	[ -n "${E2E_RESTART:-}" ] || rm -f "$T/serial.log"
+	rm -f "$T/serial.in" "$T/serial.out"
 	mkfifo "$T/serial.in" "$T/serial.out"
 	if [ -n "${E2E_FLASH:-}" ]; then
 		# the updatable ROM: one writable 16 MiB flash, used in place
@@ -273,7 +276,7 @@ qemu_start() {
 	elif [ -n "${E2E_FIRMWARE:-}" ]; then
 		base=(-machine q35,max-fw-size=16M -drive "if=pflash,format=raw,unit=0,readonly=on,file=$E2E_FIRMWARE")
 		if [ -n "${E2E_VARS:-}" ]; then
-			cp "$E2E_VARS" "$T/vars.fd"
+			[ -n "${E2E_RESTART:-}" ] || cp "$E2E_VARS" "$T/vars.fd"
 			base+=(-drive "if=pflash,format=raw,unit=1,file=$T/vars.fd")
 		fi
 	elif [ -n "${E2E_BIOS:-}" ]; then
@@ -301,9 +304,9 @@ qemu_start() {
 	if [ -n "${E2E_SERIAL_TS:-}" ]; then
 		# also $T/serial.ts: each complete line after the host time it
 		# arrived (seconds since the epoch), for benchmarks
-		cat "$T/serial.out" | tee "$T/serial.log" | e2e_stamp >"$T/serial.ts" &
+		cat "$T/serial.out" | tee -a "$T/serial.log" | e2e_stamp >"$T/serial.ts" &
 	else
-		cat "$T/serial.out" >"$T/serial.log" &
+		cat "$T/serial.out" >>"$T/serial.log" &
 	fi
 	E2E_CAT=$!
 	# read-write open never blocks, and keeps QEMU from seeing EOF

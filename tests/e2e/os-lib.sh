@@ -12,7 +12,9 @@
 #                      disk of the system) and the control disk $R/ctl.img;
 #                      OS_BOOT2 names what made boot 2 in its check's name;
 #                      OS_TPM=1: a TPM 2.0 (swtpm, CRB) of its own;
-#                      QMP on $T/qmp.sock (reset, below);
+#                      QMP on $T/qmp.sock (reset, below); the
+#                      oracle's machine power-cycled when it hangs after
+#                      a reboot (stall_check, OS_STALL_S);
 #                      with OS_BOOT3 set (its name), a third report too
 #                      (on the machines OS_BOOT3_ON names, default all)
 #                      (OS_BOOT3_WAIT seconds, default 1200: boots that
@@ -53,56 +55,106 @@ machine() {
 	T=$R/$1
 	mkdir -p "$T"
 	QEMU_PID=
-	local tpm=() swtpm=
+	local swtpm= d MACHINE_FW=$2 MACHINE_VARS=$3
 	trap 'qemu_stop; [ -z "$swtpm" ] || kill "$swtpm" 2>/dev/null' EXIT
 	if [ -n "${OS_TPM:-}" ]; then
-		# the machine's own TPM: swtpm (sha256 bank), its state kept across
-		# the machine's reboots, on QEMU's CRB interface
 		mkdir -p "$T/tpm"
 		swtpm_setup --tpm2 --tpmstate "$T/tpm" --pcr-banks sha256 --overwrite >"$T/swtpm_setup.log" 2>&1 ||
 			{ sed 's/^/# /' "$T/swtpm_setup.log"; not_ok "$1: swtpm_setup"; exit 1; }
-		swtpm socket --tpm2 --tpmstate dir="$T/tpm" --ctrl type=unixio,path="$T/tpm.sock" --terminate \
-			>"$T/swtpm.log" 2>&1 &
-		swtpm=$!
-		for _ in $(seq 50); do [ -S "$T/tpm.sock" ] && break; sleep 0.1; done
-		tpm=(-chardev "socket,id=chrtpm,path=$T/tpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0)
 	fi
-	local disk2=()
-	[ -z "${img2:-}" ] || disk2=(-drive "file=$img2,format=raw,if=virtio,snapshot=on")
-	E2E_REBOOT=1 E2E_FIRMWARE=$2 E2E_VARS=$3 qemu_start \
-		-drive "file=$img,format=raw,if=virtio,snapshot=on" "${disk2[@]}" -drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on" \
-		-qmp "unix:$T/qmp.sock,server=on,wait=off" "${tpm[@]}"
-	local watch=
-	if [ "$1" != rom ]; then stall_watch & watch=$!; fi
+	# the machine's disks: copy-on-write overlays of the images (qcow2 in
+	# $T), so that its writes outlive a power cycle (below) and never
+	# reach the images
+	for d in "$img" ${img2:+"$img2"}; do
+		qemu-img create -q -f qcow2 -F raw -b "$d" "$T/${d##*/}.qcow2" ||
+			{ not_ok "$1: an overlay of $d"; exit 1; }
+	done
+	machine_start "$1" "$2" "$3"
+	# the oracle's machine (stock OVMF) may be power-cycled (stall_check)
+	local OS_STALL=
+	[ "$1" = rom ] || OS_STALL=1
 	"${OS_BOOTS:-os_boots}" "$1"
 	qemu_wait 60 || true
 	qemu_stop
-	[ -z "$watch" ] || { kill "$watch" 2>/dev/null; wait "$watch" 2>/dev/null; }
-	[ ! -f "$T/stall.log" ] || sed "s/^/# $1: /" "$T/stall.log"
 	report "$1"
 	cp "$T/serial.log" "$R/serial-$1.log"
 	[ "$E2E_FAILED" = 0 ] || { tail -n 30 "$T/serial.log" | tr -d '\r' | sed "s/^/# $1 | /"; }
 	exit "$E2E_FAILED"
 }
-# reset: press the machine's reset button (QMP system_reset): the same
-# machine boots again, its disk snapshot, TPM and variables kept
-reset() {
-	python3 - "$T/qmp.sock" <<'PY'
+# machine_start NAME FIRMWARE VARS: power the machine on (E2E_RESTART=1:
+# again, its variable store, disks, TPM state and serial log kept); with
+# OS_TPM, its own TPM 2.0: swtpm (sha256 bank) on QEMU's CRB interface,
+# its state kept across reboots and power cycles
+machine_start() {
+	local tpm=() disk2=()
+	if [ -n "${OS_TPM:-}" ]; then
+		rm -f "$T/tpm.sock"
+		swtpm socket --tpm2 --tpmstate dir="$T/tpm" --ctrl type=unixio,path="$T/tpm.sock" --terminate \
+			>>"$T/swtpm.log" 2>&1 &
+		swtpm=$!
+		for _ in $(seq 50); do [ -S "$T/tpm.sock" ] && break; sleep 0.1; done
+		tpm=(-chardev "socket,id=chrtpm,path=$T/tpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0)
+	fi
+	[ -z "${img2:-}" ] || disk2=(-drive "file=$T/${img2##*/}.qcow2,format=qcow2,if=virtio")
+	E2E_REBOOT=1 E2E_FIRMWARE=$2 E2E_VARS=$3 qemu_start \
+		-drive "file=$T/${img##*/}.qcow2,format=qcow2,if=virtio" "${disk2[@]}" \
+		-drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on" \
+		-qmp "unix:$T/qmp.sock,server=on,wait=off" "${tpm[@]}"
+	STALL_SZ= STALL_T=
+}
+# qmp COMMAND [HMP-COMMAND]: one QMP command to the machine (QMP on
+# $T/qmp.sock); human-monitor-command takes the HMP command line and
+# prints its output
+qmp() {
+	python3 - "$T/qmp.sock" "$@" <<'PY'
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(10)
 s.connect(sys.argv[1])
 f = s.makefile('rw')
 f.readline()
-for c in ('qmp_capabilities', 'system_reset'):
-    f.write(json.dumps({'execute': c}) + '\n'); f.flush()
+cmds = [{'execute': 'qmp_capabilities'}, {'execute': sys.argv[2]}]
+if len(sys.argv) > 3:
+    cmds[1]['arguments'] = {'command-line': sys.argv[3]}
+for c in cmds:
+    f.write(json.dumps(c) + '\n'); f.flush()
     while True:
         r = json.loads(f.readline())
         if 'return' in r or 'error' in r:
             break
     if 'error' in r:
         sys.exit(r['error'].get('desc', 'error'))
+if isinstance(r['return'], str):
+    print(r['return'], end='')
+elif r['return']:
+    print(json.dumps(r['return']))
 PY
+}
+# reset: press the machine's reset button (QMP system_reset): the same
+# machine boots again, its disks, TPM and variables kept
+reset() { qmp system_reset; }
+# stall_check: on the oracle's machine (OS_STALL), called while waiting:
+# when its console has stayed silent for 180 s (OS_STALL_S) right after the OS's
+# "reboot: Restarting system", say where the vCPU is and power-cycle it
+# (at most twice): stock OVMF hung that way after the OS's warm reset under
+# TCG here, twice in many runs (no output for 14 minutes, QEMU busy; QMP's
+# system_reset did not bring it back). A power cycle is a cold boot of the
+# same machine: disks, variables and TPM state kept. The ROM's machine never
+# gets this help. Returns 0 when it power-cycled.
+stall_check() {
+	[ -n "${OS_STALL:-}" ] && [ "${STALL_N:-0}" -lt 2 ] || return 1
+	local now sz rip
+	now=$(date +%s) sz=$(stat -c %s "$T/serial.log" 2>/dev/null || echo 0)
+	if [ "$sz" != "${STALL_SZ:-}" ]; then STALL_SZ=$sz STALL_T=$now; return 1; fi
+	[ $((now - STALL_T)) -ge "${OS_STALL_S:-180}" ] &&
+		tail -c 300 "$T/serial.log" | tr -d '\r' | grep -q 'reboot: Restarting system$' || return 1
+	STALL_N=$((${STALL_N:-0} + 1))
+	rip=$(qmp human-monitor-command 'info registers' 2>&1 | tr -d '\r' | grep -Eo '(RIP|EIP)=[0-9a-f]+|CS =[0-9a-f]+' | tr '\n' ' ')
+	log "$(basename "$T"): stock firmware silent for $((now - STALL_T)) s after the OS's reboot (QEMU $(qmp query-status 2>&1 | grep -o '"status": "[a-z-]*"'), ${rip:-no registers}): power cycle"
+	qemu_stop
+	[ -z "$swtpm" ] || { kill "$swtpm" 2>/dev/null; wait "$swtpm" 2>/dev/null || true; }
+	E2E_RESTART=1 machine_start "$(basename "$T")" "$MACHINE_FW" "$MACHINE_VARS"
+	return 0
 }
 # os_boots NAME: what machine NAME waits for, by default (OS_BOOTS names
 # another function for a scenario's own sequence): two reports, and a
@@ -130,29 +182,11 @@ os_boots() {
 expect_nth() {
 	local end=$(( $(date +%s) + $3 ))
 	while [ "$(tr -d '\r' <"$T/serial.log" 2>/dev/null | grep -Ec -- "$1")" -lt "$2" ]; do
+		if stall_check; then end=$(( $(date +%s) + $3 )); continue; fi
 		if ! kill -0 "$QEMU_PID" 2>/dev/null || [ "$(date +%s)" -ge "$end" ]; then
 			log "waited for /$1/ number $2 in vain"; return 1
 		fi
 		sleep 0.3
-	done
-}
-# stall_watch: on the oracle's machine (stock OVMF), in the background:
-# when its console has stayed silent for 240 s right after the OS's
-# "reboot: Restarting system", press reset once more (at most twice) and
-# say so in $T/stall.log. Stock OVMF hung once that way after a warm reset
-# here (no output for 14 minutes, QEMU busy); the ROM's machine never gets
-# this help
-stall_watch() {
-	local last=-1 quiet=0 n=0 sz
-	while kill -0 "$QEMU_PID" 2>/dev/null && [ "$n" -lt 2 ]; do
-		sleep 10
-		sz=$(stat -c %s "$T/serial.log" 2>/dev/null || echo 0)
-		if [ "$sz" = "$last" ]; then quiet=$((quiet + 10)); else quiet=0 last=$sz; fi
-		if [ "$quiet" -ge 240 ] && tail -c 300 "$T/serial.log" | tr -d '\r' | grep -q 'reboot: Restarting system$'; then
-			echo "stock firmware silent for $quiet s after the OS's reboot: pressed reset" >>"$T/stall.log"
-			reset || true
-			quiet=0 n=$((n + 1))
-		fi
 	done
 }
 # compare ORACLE LOADER N FIELD...: boot N under the oracle machine ORACLE
