@@ -55,7 +55,7 @@ machine() {
 	T=$R/$1
 	mkdir -p "$T"
 	QEMU_PID=
-	local swtpm= d MACHINE_FW=$2 MACHINE_VARS=$3
+	local swtpm= d FW=("$2" "$3")
 	trap 'qemu_stop; [ -z "$swtpm" ] || kill "$swtpm" 2>/dev/null' EXIT
 	if [ -n "${OS_TPM:-}" ]; then
 		mkdir -p "$T/tpm"
@@ -69,7 +69,7 @@ machine() {
 		qemu-img create -q -f qcow2 -F raw -b "$d" "$T/${d##*/}.qcow2" ||
 			{ not_ok "$1: an overlay of $d"; exit 1; }
 	done
-	machine_start "$1" "$2" "$3"
+	machine_start "${FW[@]}"
 	# the oracle's machine (stock OVMF) may be power-cycled (stall_check)
 	local OS_STALL=
 	[ "$1" = rom ] || OS_STALL=1
@@ -81,7 +81,7 @@ machine() {
 	[ "$E2E_FAILED" = 0 ] || { tail -n 30 "$T/serial.log" | tr -d '\r' | sed "s/^/# $1 | /"; }
 	exit "$E2E_FAILED"
 }
-# machine_start NAME FIRMWARE VARS: power the machine on (E2E_RESTART=1:
+# machine_start FIRMWARE VARS: power the machine on (E2E_RESTART=1:
 # again, its variable store, disks, TPM state and serial log kept); with
 # OS_TPM, its own TPM 2.0: swtpm (sha256 bank) on QEMU's CRB interface,
 # its state kept across reboots and power cycles
@@ -96,7 +96,7 @@ machine_start() {
 		tpm=(-chardev "socket,id=chrtpm,path=$T/tpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-crb,tpmdev=tpm0)
 	fi
 	[ -z "${img2:-}" ] || disk2=(-drive "file=$T/${img2##*/}.qcow2,format=qcow2,if=virtio")
-	E2E_REBOOT=1 E2E_FIRMWARE=$2 E2E_VARS=$3 qemu_start \
+	E2E_REBOOT=1 E2E_FIRMWARE=$1 E2E_VARS=$2 qemu_start \
 		-drive "file=$T/${img##*/}.qcow2,format=qcow2,if=virtio" "${disk2[@]}" \
 		-drive "file=$R/ctl.img,format=raw,if=virtio,readonly=on" \
 		-qmp "unix:$T/qmp.sock,server=on,wait=off" "${tpm[@]}"
@@ -137,8 +137,8 @@ reset() { qmp system_reset; }
 # when its console has stayed silent for 180 s (OS_STALL_S) right after the OS's
 # "reboot: Restarting system", say where the vCPU is and power-cycle it
 # (at most twice): stock OVMF hung that way after the OS's warm reset under
-# TCG here, twice in many runs (no output for 14 minutes, QEMU busy; QMP's
-# system_reset did not bring it back). A power cycle is a cold boot of the
+# TCG here now and then (no output for 14 minutes, QEMU busy; QMP's
+# system_reset did not bring it back; the vCPU in OVMF's DXE). A power cycle is a cold boot of the
 # same machine: disks, variables and TPM state kept. The ROM's machine never
 # gets this help. Returns 0 when it power-cycled.
 stall_check() {
@@ -153,7 +153,7 @@ stall_check() {
 	log "$(basename "$T"): stock firmware silent for $((now - STALL_T)) s after the OS's reboot (QEMU $(qmp query-status 2>&1 | grep -o '"status": "[a-z-]*"'), ${rip:-no registers}): power cycle"
 	qemu_stop
 	[ -z "$swtpm" ] || { kill "$swtpm" 2>/dev/null; wait "$swtpm" 2>/dev/null || true; }
-	E2E_RESTART=1 machine_start "$(basename "$T")" "$MACHINE_FW" "$MACHINE_VARS"
+	E2E_RESTART=1 machine_start "${FW[@]}"
 	return 0
 }
 # os_boots NAME: what machine NAME waits for, by default (OS_BOOTS names
