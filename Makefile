@@ -172,8 +172,14 @@ build/fuzz/dump_grub: fuzz/dump_grub.c fuzz/fuzz_grub.c $(FUZZ_GRUB_SRC) $(wildc
 fuzz-long:
 	bash bench/fuzz-long.sh
 
+# the installed systems' disk images build in the background meanwhile, in
+# a process group of their own (tests/check.sh --images; its log in
+# build/check-logs/os-images.log), stopped if the build fails
 check: deps
-	$(MAKE) -j$$(nproc) all tests
+	@mkdir -p build/check-logs
+	@setsid bash tests/check.sh --images >build/check-logs/os-images.log 2>&1 & \
+	echo $$! >build/check-logs/os-images.pid; \
+	$(MAKE) -j$$(nproc) all tests || { kill -- -$$(cat build/check-logs/os-images.pid) 2>/dev/null; exit 1; }
 	bash tests/check.sh
 
 run: deps

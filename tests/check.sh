@@ -22,6 +22,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 logdir=build/check-logs
 mkdir -p "$logdir"
+[ "${1:-}" = --images ] || rm -f "$logdir"/os-running.*
 passed=0 failed=0 skipped=0
 failures=() skips=()
 
@@ -76,6 +77,33 @@ tally() {
 
 selected() { [ -z "$LBOOT_CHECK_ONLY" ] || [[ $1 =~ $LBOOT_CHECK_ONLY ]]; }
 
+# tests/check.sh --images: build the installed systems' disk images
+# (tests/os/build.sh: a bootstrap from Debian's archive and an install in
+# QEMU each, minutes, once; then the cache answers) for the selected
+# installed-system scenarios, one after another, at low priority. make check
+# starts it in the background before it builds the firmware kernel: the
+# downloads and the installs use what the kernel's build and the unit and
+# host tests leave idle, and the scenarios no longer build them in their
+# lanes. A scenario whose image is not built yet waits its turn in the queue
+# (lane, below); one whose build failed here builds it itself and says why.
+if [ "${1:-}" = --images ]; then
+	[ -z "$LBOOT_SKIP_E2E" ] || exit 0
+	# (the three that share one bootstrap first)
+	seen=" "
+	for t in tests/e2e/os-btrfs-md.sh tests/e2e/os-grub-lvm.sh tests/e2e/os-sdboot.sh tests/e2e/os-*.sh; do
+		n=$(basename "$t" .sh)
+		case $n in *lib) continue ;; esac
+		case $seen in *" $n "*) continue ;; esac
+		seen+="$n "
+		[ -f "$t" ] && selected "e2e/$n" || continue
+		bash tests/os/build.sh --cached "${n#os-}" >/dev/null 2>&1 && continue
+		echo "$(date +%T) ${n#os-}: building"
+		nice -n 10 bash tests/os/build.sh "${n#os-}" >/dev/null ||
+			echo "$(date +%T) ${n#os-}: the build failed (its scenario builds it again and says why)"
+	done
+	exit 0
+fi
+
 # The arm64 firmware kernel (kernel/build.sh --arch arm64: about 20 CPU
 # minutes, once; then the cache answers): on a machine without it, built in
 # the background from here, at low priority, on the core the unit, fuzz and
@@ -98,14 +126,41 @@ run_named() {
 	*) exec_one "$1" bash "tests/$1.sh" ;;
 	esac
 }
-# lane QUEUE: take the next name from QUEUE (one per line, shared by the
-# lanes under a lock) and run it until QUEUE is empty
+# ready NAME: whether a lane should start NAME now. An installed-system
+# scenario runs two TCG machines (both cores): it waits while another one
+# runs (os-running.NAME, under the queue's lock) and until its disk image is
+# built (tests/check.sh --images builds them in the background); a lane
+# meanwhile takes the next scenario instead of waiting on a lock
+ready() {
+	case $1 in
+	e2e/os-*)
+		! compgen -G "$logdir/os-running.*" >/dev/null || return 1
+		bash tests/os/build.sh --cached "${1#e2e/os-}" >/dev/null 2>&1 || [ $? = 2 ]
+		;;
+	esac
+}
+# lane QUEUE: take the first ready name from QUEUE (one per line, shared by
+# the lanes under a lock; when none is ready, the first) and run it until
+# QUEUE is empty
 lane() {
 	local q=$1 name
 	while :; do
-		name=$( { flock 8; n=$(head -n1 "$q"); [ -n "$n" ] && sed -i 1d "$q"; echo "$n"; } 8>"$q.lock")
+		name=$( {
+			flock 8
+			mapfile -t left <"$q"
+			pick=0
+			for i in "${!left[@]}"; do ready "${left[$i]}" && { pick=$i; break; }; done
+			n=${left[$pick]:-}
+			if [ -n "$n" ]; then
+				unset "left[$pick]"
+				printf '%s\n' "${left[@]}" | sed '/^$/d' >"$q"
+				case $n in e2e/os-*) touch "$logdir/os-running.${n#e2e/}" ;; esac
+			fi
+			echo "$n"
+		} 8>"$q.lock")
 		[ -n "$name" ] || return 0
 		run_named "$name"
+		case $name in e2e/os-*) rm -f "$logdir/os-running.${name#e2e/}" ;; esac
 		echo "  $name ended ($(cat "$logdir/${name//\//_}.log.secs") s)"
 	done
 }
@@ -182,6 +237,16 @@ if [ -z "$LBOOT_SKIP_E2E" ]; then
 	else
 		for n in "${e2e[@]}"; do run_named "$n"; tally "$n"; done
 	fi
+fi
+# the background image builds (make check): what they did; still running
+# only when no scenario needed them, then stopped
+if [ -f "$logdir/os-images.pid" ]; then
+	pid=$(cat "$logdir/os-images.pid")
+	if grep -qs -- '--images' "/proc/$pid/cmdline"; then
+		kill -- "-$pid" 2>/dev/null && echo "os images: stopped (no scenario waited for them)"
+	fi
+	rm -f "$logdir/os-images.pid"
+	grep -sE '^[0-9]{2}:[0-9]{2}:[0-9]{2} |^os: [a-z0-9-]+: built ' "$logdir/os-images.log" | sed 's/^/os images: /'
 fi
 [ ${#skips[@]} -gt 0 ] && echo "with skips: ${skips[*]}"
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"

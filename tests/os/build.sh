@@ -46,25 +46,32 @@ set -euo pipefail
 # stdout is the image's path alone: everything else (mkfs, mmdebstrap, the
 # tools' chatter) goes to stderr
 exec 3>&1 1>&2
-layout=${1:?usage: tests/os/build.sh grub-lvm|sdboot|luks-tpm|btrfs-md}
+query=
+[ "${1:-}" != --cached ] || { query=1; shift; }
+layout=${1:?usage: tests/os/build.sh [--cached] grub-lvm|sdboot|luks-tpm|btrfs-md (--cached: exit 0 and print the path only when the image is built)}
 here=$(cd "$(dirname "$0")" && pwd)
+# grub-lvm, btrfs-md and sdboot share one bootstrap (one package list, one
+# download): each then purges what its layout does not have ($purge), as an
+# admin would; luks-tpm has its own (dracut conflicts with initramfs-tools)
+shared=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,lvm2,grub-efi-amd64,btrfs-progs,mdadm,systemd-boot,dbus,zstd
 case $layout in
-# (grub-lvm and btrfs-md share one bootstrap: one package list)
-grub-lvm|btrfs-md) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,lvm2,grub-efi-amd64,btrfs-progs,mdadm ;;
-sdboot) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,initramfs-tools,e2fsprogs,dosfstools,systemd-boot,dbus,zstd ;;
-luks-tpm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,dracut,cryptsetup,tpm2-tools,e2fsprogs,dosfstools,systemd-boot,dbus,zstd ;;
+grub-lvm|btrfs-md) pkgs=$shared purge="systemd-boot dbus zstd" ;;
+sdboot) pkgs=$shared purge="lvm2 grub-efi-amd64 btrfs-progs mdadm" ;;
+luks-tpm) pkgs=systemd-sysv,udev,kmod,fdisk,linux-image-amd64,dracut,cryptsetup,tpm2-tools,e2fsprogs,dosfstools,systemd-boot,dbus,zstd purge= ;;
 *) echo "os: unknown layout '$layout' (grub-lvm, sdboot, luks-tpm, btrfs-md)" >&2; exit 2 ;;
 esac
 . "$here/../../scripts/cache.sh"
-lboot_cache os
+# (a query takes a lock of its own: it must not wait for a build)
+if [ -n "$query" ]; then lboot_cache os-query; else lboot_cache os; fi
 build_version=1
 hash=$( (cat "$0" "$here/install" "$here/lboot-report" "$here/lboot-report.service"
-	echo "$layout $pkgs $build_version") | sha256sum | cut -c1-16)
+	echo "$layout $pkgs $purge $build_version") | sha256sum | cut -c1-16)
 dir=$cache/os-$layout-$hash
 if [ -f "$dir/disk.img" ]; then
 	echo "$dir/disk.img" >&3
 	exit 0
 fi
+[ -z "$query" ] || exit 1
 [ "$(id -u)" = 0 ] || { echo "os: building $layout needs root (mmdebstrap, file ownership)" >&2; exit 1; }
 for t in mmdebstrap mkfs.ext4 qemu-system-x86_64; do
 	command -v $t >/dev/null || { echo "os: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
@@ -87,8 +94,10 @@ start=$SECONDS
 # in how the disk is laid out or configured does not fetch the packages again
 roottar=$cache/os-root-$(echo "bookworm apt $pkgs" | sha256sum | cut -c1-16).tar
 if [ ! -f "$roottar" ]; then
+	# (dpkg under eatmydata, mmdebstrap's own hook: no fsync per file)
 	echo "os: $layout: mmdebstrap bookworm (about 3 minutes)" >&2
-	mmdebstrap --quiet --format=tar --variant=apt --include="$pkgs" bookworm "$roottar.tmp" "$sources" >&2
+	mmdebstrap --quiet --format=tar --variant=apt --hook-dir=/usr/share/mmdebstrap/hooks/eatmydata \
+		--include="$pkgs" bookworm "$roottar.tmp" "$sources" >&2
 	mv "$roottar.tmp" "$roottar"
 fi
 tar -xpf "$roottar" -C "$work/root" --numeric-owner --exclude=./dev
@@ -162,8 +171,19 @@ esac
 # fstab (root's fsck, LVM's tools: initramfs-tools' lvm2 hook); here, not in
 # the installing machine, where mkinitramfs's thousands of processes take
 # ten minutes under TCG
-echo "os: $layout: update-initramfs" >&2
 for m in dev dev/pts proc sys; do mkdir -p "$r/$m"; mount --bind "/$m" "$r/$m"; done
+if [ -n "$purge" ]; then
+	# (offline: apt removes; the initramfs is made once, below, not by
+	# the removed packages' hooks)
+	echo "os: $layout: apt-get purge $purge" >&2
+	chroot "$r" dpkg-divert --quiet --local --rename --add /usr/sbin/update-initramfs
+	ln -s /bin/true "$r/usr/sbin/update-initramfs"
+	DEBIAN_FRONTEND=noninteractive chroot "$r" apt-get -y -q purge --autoremove $purge >"$work/purge.log" 2>&1 ||
+		{ sed 's/^/os: | /' "$work/purge.log" >&2; exit 1; }
+	rm "$r/usr/sbin/update-initramfs"
+	chroot "$r" dpkg-divert --quiet --local --rename --remove /usr/sbin/update-initramfs
+fi
+echo "os: $layout: update-initramfs" >&2
 case $layout in
 luks-tpm)
 	kver=$(ls "$r/lib/modules" | sort -V | tail -n1)
