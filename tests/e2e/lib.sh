@@ -103,12 +103,18 @@ target_os_arm64() {
 	d=$(cd "$E2E_ROOT" && scripts/arm64-kernel.sh) || { not_ok "Debian's arm64 kernel (scripts/arm64-kernel.sh)"; exit 1; }
 	TARGET_KERNEL=${E2E_TARGET_KERNEL:-$d/Image}
 	TARGET_INITRD=$E2E_CACHE/target-initrd-arm64.img
+	# (under a lock: two lanes' arm64 scenarios may come here at once on a
+	# new machine, and one's mv found the other's file gone)
+	local lk
+	exec {lk}>>"$E2E_CACHE/target-arm64.lock"
+	flock "$lk"
 	if [ ! -f "$TARGET_INITRD" ] || [ "$src" -nt "$TARGET_INITRD" ] || [ "$OUT/lboot" -nt "$TARGET_INITRD" ]; then
 		"$E2E_ROOT/build/arm64/musl-gcc" -static -Os -s -o "$E2E_CACHE/target-init-arm64" "$src" ||
 			{ not_ok "build the arm64 target init"; exit 1; }
 		"$OUT/lboot" mkinitramfs --compress gzip -o "$TARGET_INITRD.tmp" --init "$E2E_CACHE/target-init-arm64" 2>/dev/null &&
 			mv "$TARGET_INITRD.tmp" "$TARGET_INITRD" || { not_ok "build the arm64 target initrd"; exit 1; }
 	fi
+	exec {lk}>&-
 }
 
 # modules_cpio OUT PATH...: a newc cpio holding Debian's modules (paths
